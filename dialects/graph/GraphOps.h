@@ -1,0 +1,49 @@
+//===- GraphOps.h - Kiln graph dialect ops ----------------------*- C++ -*-===//
+#ifndef KILN_DIALECTS_GRAPH_GRAPHOPS_H
+#define KILN_DIALECTS_GRAPH_GRAPHOPS_H
+
+#include "dialects/graph/GraphDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+
+namespace kiln::graph {
+
+/// Element-type classes used by verifiers and the frontend.
+bool isFloatType(mlir::Type t);
+bool isIntegerType(mlir::Type t); // integers other than i1
+bool isBoolType(mlir::Type t);
+
+/// The numpy broadcast of two shapes, or failure if they do not broadcast.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+
+/// Output extent of a convolution or pooling window along one axis.
+int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
+                         int64_t padBegin, int64_t padEnd, int64_t dilation,
+                         bool ceilMode);
+
+namespace detail {
+llvm::LogicalResult verifyFloatUnary(mlir::Operation *op);
+llvm::LogicalResult verifyNumericUnary(mlir::Operation *op);
+llvm::LogicalResult verifyBoolUnary(mlir::Operation *op);
+llvm::LogicalResult verifyIsNaN(mlir::Operation *op);
+llvm::LogicalResult verifyCast(mlir::Operation *op);
+llvm::LogicalResult verifyArithBinary(mlir::Operation *op);
+llvm::LogicalResult verifyPow(mlir::Operation *op);
+llvm::LogicalResult verifyCompare(mlir::Operation *op);
+llvm::LogicalResult verifyLogic(mlir::Operation *op);
+llvm::LogicalResult verifyReduce(mlir::Operation *op);
+llvm::LogicalResult verifySoftmaxLike(mlir::Operation *op);
+llvm::LogicalResult verifyPool(mlir::Operation *op);
+} // namespace detail
+} // namespace kiln::graph
+
+#define GET_OP_CLASSES
+#include "dialects/graph/GraphOps.h.inc"
+
+#endif
