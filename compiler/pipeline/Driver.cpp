@@ -1,0 +1,118 @@
+//===- Driver.cpp - What kilnc and kiln-eval do, as a library -------------===//
+#include "compiler/pipeline/Driver.h"
+
+#include "compiler/frontend/onnx/OnnxImporter.h"
+#include "compiler/pipeline/Pipeline.h"
+#include "dialects/graph/GraphDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Timer.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+LogicalResult parseInputShapes(llvm::ArrayRef<std::string> specs,
+                               InputShapes &shapes, std::string &error) {
+  for (const std::string &spec : specs) {
+    llvm::SmallVector<llvm::StringRef> items;
+    llvm::StringRef(spec).split(items, ',', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef item : items) {
+      auto [name, dims] = item.split('=');
+      if (name.empty() || !item.contains('=')) {
+        error = "--input-shape '" + item.str() + "' must look like name=1x128";
+        return failure();
+      }
+      llvm::SmallVector<int64_t> shape;
+      llvm::SmallVector<llvm::StringRef> parts;
+      dims.split(parts, 'x', -1, /*KeepEmpty=*/true);
+      for (llvm::StringRef p : parts) {
+        if (dims.empty())
+          break;
+        int64_t d;
+        if (p.getAsInteger(10, d) || d < 0) {
+          error = "--input-shape '" + item.str() + "': dimension '" + p.str() +
+                  "' is not a non-negative integer";
+          return failure();
+        }
+        shape.push_back(d);
+      }
+      if (!shapes.emplace(name.str(), shape).second) {
+        error = "--input-shape names '" + name.str() + "' twice";
+        return failure();
+      }
+    }
+  }
+  return success();
+}
+
+void registerKilnDialects(MLIRContext &context) {
+  context.loadDialect<graph::GraphDialect, func::FuncDialect>();
+}
+
+/// Formats a diagnostic from a pass: the ONNX node name comes from the
+/// op's NameLoc.
+static std::string formatDiagnostic(const std::string &model, Diagnostic &diag) {
+  std::string node;
+  diag.getLocation()->walk([&](Location loc) {
+    if (auto name = dyn_cast<NameLoc>(loc)) {
+      node = name.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  std::string line = model + ": ";
+  if (!node.empty())
+    line += "node '" + node + "': ";
+  return line + "error: " + diag.str();
+}
+
+OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &context,
+                                        const FrontendOptions &options,
+                                        llvm::raw_ostream &errs) {
+  registerKilnDialects(context);
+  onnx_frontend::ImportOptions importOptions;
+  importOptions.modelPath = options.modelPath;
+  importOptions.inputShapes = options.inputShapes;
+
+  llvm::TimerGroup timers("kilnc", "kilnc phases");
+  llvm::Timer importTimer("import", "ONNX import", timers);
+  if (options.verbose)
+    importTimer.startTimer();
+  auto module = onnx_frontend::importOnnxModel(
+      context, importOptions, [&](const std::string &line) { errs << line << "\n"; });
+  if (options.verbose)
+    importTimer.stopTimer();
+  if (!module)
+    return nullptr;
+
+  bool failedPass = false;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error) {
+      errs << formatDiagnostic(options.modelPath, diag) << "\n";
+      failedPass = true;
+    }
+    return success();
+  });
+  PassManager pm(&context);
+  if (options.verbose)
+    pm.enableTiming();
+  buildGraphPipeline(pm, options.optLevel);
+  if (failed(pm.run(*module)) || failedPass) {
+    if (!failedPass)
+      errs << options.modelPath << ": error: the graph pipeline failed\n";
+    return nullptr;
+  }
+  if (options.verbose) {
+    size_t ops = 0;
+    module->walk([&](Operation *) { ++ops; });
+    errs << "kilnc: " << options.modelPath << ": " << ops << " ops after -O"
+         << options.optLevel << " (" << optLevelConfig(options.optLevel).summary << ")\n";
+  }
+  return module;
+}
+
+} // namespace kiln

@@ -1,0 +1,41 @@
+//===- Driver.h - What kilnc and kiln-eval do, as a library -----*- C++ -*-===//
+#ifndef KILN_COMPILER_PIPELINE_DRIVER_H
+#define KILN_COMPILER_PIPELINE_DRIVER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+using InputShapes = std::map<std::string, llvm::SmallVector<int64_t>>;
+
+/// Parses `--input-shape` values: `name=1x128`, several separated by ',' or
+/// given repeatedly; `name=` (empty) is a scalar. Fails with a message.
+mlir::LogicalResult parseInputShapes(llvm::ArrayRef<std::string> specs,
+                                     InputShapes &shapes, std::string &error);
+
+struct FrontendOptions {
+  std::string modelPath;
+  InputShapes inputShapes;
+  unsigned optLevel = 2;
+  bool verbose = false;
+};
+
+/// Imports the model and runs the graph pipeline of `optLevel`. Errors go to
+/// `errs` one line each (`model.onnx: node 'name' (Op): error: ...`).
+mlir::OwningOpRef<mlir::ModuleOp> importAndOptimize(mlir::MLIRContext &context,
+                                                    const FrontendOptions &options,
+                                                    llvm::raw_ostream &errs);
+
+/// Registers every dialect the compiler produces.
+void registerKilnDialects(mlir::MLIRContext &context);
+
+} // namespace kiln
+
+#endif

@@ -1,0 +1,30 @@
+//===- Pipeline.h - Kiln's -O levels as pass pipelines ----------*- C++ -*-===//
+#ifndef KILN_COMPILER_PIPELINE_PIPELINE_H
+#define KILN_COMPILER_PIPELINE_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+
+namespace kiln {
+
+/// What one -O level turns on. The levels are rows of one table
+/// (Pipeline.cpp), not conditions spread through the driver.
+struct OptLevelConfig {
+  unsigned level;
+  bool canonicalize;
+  bool foldConstants;
+  const char *summary;
+};
+
+/// The row for -O<level>; levels above 3 are clamped to 3.
+const OptLevelConfig &optLevelConfig(unsigned level);
+
+/// Graph-level passes (after import, before lowering) for -O<level>.
+void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level);
+
+/// Registers the pipelines with the pass registry (`kiln-graph-O2`, ...)
+/// so kiln-opt can run them.
+void registerKilnPipelines();
+
+} // namespace kiln
+
+#endif

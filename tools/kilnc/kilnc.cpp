@@ -1,0 +1,106 @@
+//===- kilnc.cpp - Kiln's gcc-style compiler command ----------------------===//
+//
+// kilnc model.onnx [-O0..-O3] [--input-shape name=1x128] [--emit=graph] -o out
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/pipeline/Driver.h"
+
+#include "mlir/Bytecode/BytecodeWriter.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <cstdio>
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory kilncCategory("kilnc options");
+
+static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx>"),
+                                      cl::cat(kilncCategory));
+static cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(kilncCategory));
+enum class Emit { Graph };
+static cl::opt<Emit> emit(
+    "emit", cl::desc("What to produce"), cl::init(Emit::Graph),
+    cl::values(clEnumValN(Emit::Graph, "graph",
+                          "graph-dialect MLIR after the -O pipeline (.mlirbc output: bytecode)")),
+    cl::cat(kilncCategory));
+static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level 0-3 (default 2)"),
+                                  cl::Prefix, cl::init(2), cl::cat(kilncCategory));
+static cl::list<std::string> inputShapes(
+    "input-shape", cl::desc("Static shape for a model input, e.g. input_ids=1x128"),
+    cl::value_desc("name=DxD..."), cl::cat(kilncCategory));
+static cl::opt<bool> verbose("v", cl::desc("Print phase timings and statistics"),
+                             cl::cat(kilncCategory));
+static cl::opt<bool> keepWeights(
+    "keep-weights", cl::desc("Print weight blobs in textual IR instead of eliding them"),
+    cl::cat(kilncCategory));
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "kilnc (Kiln) " << KILN_VERSION << "\n";
+  });
+  cl::HideUnrelatedOptions({&kilncCategory});
+  cl::ParseCommandLineOptions(argc, argv, "Kiln: ONNX to GPU engine compiler\n");
+
+  if (inputPath.empty()) {
+    llvm::errs() << "kilnc: error: no input model (usage: kilnc model.onnx -o out)\n";
+    return 1;
+  }
+  if (optLevel > 3) {
+    llvm::errs() << "kilnc: error: -O" << optLevel << " is not a level (0 to 3)\n";
+    return 1;
+  }
+  kiln::FrontendOptions options;
+  options.modelPath = inputPath;
+  options.optLevel = optLevel;
+  options.verbose = verbose;
+  std::string error;
+  if (failed(kiln::parseInputShapes(inputShapes, options.inputShapes, error))) {
+    llvm::errs() << "kilnc: error: " << error << "\n";
+    return 1;
+  }
+
+  mlir::MLIRContext context;
+  auto module = kiln::importAndOptimize(context, options, llvm::errs());
+  if (!module)
+    return 1;
+
+  // Write to a temporary file that replaces the output only on success, so
+  // a failed run never destroys an earlier result.
+  std::error_code ec;
+  llvm::ToolOutputFile out(outputPath, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    llvm::errs() << outputPath << ": error: cannot open for writing: " << ec.message() << "\n";
+    return 1;
+  }
+  if (llvm::StringRef(outputPath).ends_with(".mlirbc")) {
+    if (failed(mlir::writeBytecodeToFile(*module, out.os()))) {
+      llvm::errs() << outputPath << ": error: writing bytecode failed\n";
+      return 1;
+    }
+  } else {
+    mlir::OpPrintingFlags flags;
+    if (!keepWeights)
+      flags.elideLargeResourceString(64);
+    module->print(out.os(), flags);
+  }
+  out.os().flush();
+  if (out.os().has_error()) {
+    llvm::errs() << outputPath << ": error: write failed\n";
+    out.os().clear_error();
+    return 1;
+  }
+  out.keep();
+  return 0;
+}
