@@ -1,6 +1,7 @@
 //===- Driver.cpp - What kilnc and kiln-eval do, as a library -------------===//
 #include "compiler/pipeline/Driver.h"
 
+#include "Npy.h"
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/graph/GraphDialect.h"
@@ -49,6 +50,49 @@ LogicalResult parseInputShapes(llvm::ArrayRef<std::string> specs,
   return success();
 }
 
+/// Reads `name=file.npy` specs into frozen importer inputs.
+static LogicalResult loadInputValues(MLIRContext &ctx, llvm::ArrayRef<std::string> specs,
+                                     onnx_frontend::ImportOptions &options,
+                                     llvm::raw_ostream &errs) {
+  Builder b(&ctx);
+  for (const std::string &spec : specs) {
+    auto [name, path] = llvm::StringRef(spec).split('=');
+    if (name.empty() || path.empty()) {
+      errs << "kilnc: error: --input-value '" << spec << "' must look like name=file.npy\n";
+      return failure();
+    }
+    npy::Array array;
+    std::string error;
+    if (!npy::readNpy(path.str(), array, error)) {
+      errs << error << "\n";
+      return failure();
+    }
+    static const std::pair<const char *, int> kTypes[] = {
+        {"f2", 16}, {"f4", 32}, {"f8", 64}, {"b1", 1}, {"i1", -8}, {"i2", -16},
+        {"i4", -32}, {"i8", -64}, {"u1", 8}, {"u2", 116}, {"u4", 132}, {"u8", 164}};
+    Type et;
+    for (auto [descr, code] : kTypes) {
+      if (array.dtype != descr)
+        continue;
+      if (descr[0] == 'f')
+        et = code == 16 ? Type(b.getF16Type()) : code == 32 ? Type(b.getF32Type()) : Type(b.getF64Type());
+      else if (code == 1)
+        et = b.getI1Type();
+      else if (code < 0)
+        et = b.getIntegerType(-code);
+      else
+        et = b.getIntegerType(code == 8 ? 8 : code - 100, /*isSigned=*/false);
+    }
+    if (!et) {
+      errs << path << ": error: numpy dtype '" << array.dtype << "' is not supported for --input-value\n";
+      return failure();
+    }
+    auto type = RankedTensorType::get(array.shape, et);
+    options.inputValues[name.str()] = {type, std::vector<char>(array.data.begin(), array.data.end())};
+  }
+  return success();
+}
+
 void registerKilnDialects(MLIRContext &context) {
   context.loadDialect<graph::GraphDialect, func::FuncDialect>();
 }
@@ -77,6 +121,8 @@ OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &context,
   onnx_frontend::ImportOptions importOptions;
   importOptions.modelPath = options.modelPath;
   importOptions.inputShapes = options.inputShapes;
+  if (failed(loadInputValues(context, options.inputValues, importOptions, errs)))
+    return nullptr;
 
   llvm::TimerGroup timers("kilnc", "kilnc phases");
   llvm::Timer importTimer("import", "ONNX import", timers);

@@ -23,6 +23,8 @@ mlir::LogicalResult parseInputShapes(llvm::ArrayRef<std::string> specs,
 struct FrontendOptions {
   std::string modelPath;
   InputShapes inputShapes;
+  /// `--input-value name=file.npy`: graph inputs frozen to constants.
+  std::vector<std::string> inputValues;
   unsigned optLevel = 2;
   bool verbose = false;
 };

@@ -232,7 +232,9 @@ LogicalResult verifyReduce(Operation *op) {
   bool keepdims = true;
   if (auto kd = op->getAttrOfType<BoolAttr>("keepdims"))
     keepdims = kd.getValue();
-  if (isBoolType(in.getElementType()))
+  StringRef name = op->getName().getStringRef();
+  bool boolOk = name == "graph.reduce_max" || name == "graph.reduce_min";
+  if (isBoolType(in.getElementType()) && !boolOk)
     return op->emitOpError() << "requires a numeric operand";
   int64_t rank = in.getRank();
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -268,8 +270,10 @@ LogicalResult verifyPool(Operation *op) {
   if (failed(requireStatic(op)))
     return failure();
   auto in = tensorType(op->getOperand(0));
-  if (!isFloatType(in.getElementType()))
-    return op->emitOpError() << "requires a floating-point operand";
+  bool isMax = op->getName().getStringRef() == "graph.max_pool";
+  if (isMax ? isBoolType(in.getElementType()) : !isFloatType(in.getElementType()))
+    return op->emitOpError() << (isMax ? "requires a numeric operand"
+                                       : "requires a floating-point operand");
   if (in.getRank() < 3)
     return op->emitOpError() << "requires an input of rank >= 3 (N, C, spatial...)";
   size_t n = in.getRank() - 2;

@@ -38,6 +38,9 @@ static cl::opt<bool> randomFill("random", cl::desc("Generate every missing input
                                 cl::cat(category));
 static cl::opt<unsigned> optLevel("O", cl::desc("Graph pipeline level before evaluating (default 0)"),
                                   cl::Prefix, cl::init(0), cl::cat(category));
+static cl::list<std::string> inputValues(
+    "input-value", cl::desc("Freeze a model input to the contents of a .npy file (inputs that feed shapes)"),
+    cl::value_desc("name=file.npy"), cl::cat(category));
 static cl::list<std::string> inputShapes("input-shape", cl::desc("name=1x128"), cl::cat(category));
 
 struct DTypeName {
@@ -134,6 +137,7 @@ int main(int argc, char **argv) {
   FrontendOptions options;
   options.modelPath = modelPath;
   options.optLevel = optLevel;
+  options.inputValues.assign(inputValues.begin(), inputValues.end());
   std::string error;
   if (failed(parseInputShapes(inputShapes, options.inputShapes, error)))
     return fail(error);

@@ -34,6 +34,9 @@ static cl::opt<Emit> emit(
     cl::cat(kilncCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level 0-3 (default 2)"),
                                   cl::Prefix, cl::init(2), cl::cat(kilncCategory));
+static cl::list<std::string> inputValues(
+    "input-value", cl::desc("Freeze a model input to the contents of a .npy file (inputs that feed shapes)"),
+    cl::value_desc("name=file.npy"), cl::cat(kilncCategory));
 static cl::list<std::string> inputShapes(
     "input-shape", cl::desc("Static shape for a model input, e.g. input_ids=1x128"),
     cl::value_desc("name=DxD..."), cl::cat(kilncCategory));
@@ -64,6 +67,7 @@ int main(int argc, char **argv) {
   kiln::FrontendOptions options;
   options.modelPath = inputPath;
   options.optLevel = optLevel;
+  options.inputValues.assign(inputValues.begin(), inputValues.end());
   options.verbose = verbose;
   std::string error;
   if (failed(kiln::parseInputShapes(inputShapes, options.inputShapes, error))) {

@@ -45,6 +45,13 @@ static std::string nodeLabel(const onnx::NodeProto &node, int index) {
                              : node.name();
 }
 
+static std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
 static bool isDefaultDomain(const std::string &d) {
   return d.empty() || d == "ai.onnx";
 }
@@ -189,7 +196,8 @@ FailureOr<eval::Tensor> NodeContext::constantInput(size_t i, llvm::StringRef wha
   if (!cst)
     return error("input '" + what + "' (" + node.input(i) +
                   ") must be a constant: Kiln compiles static shapes; bind "
-                  "symbolic input dimensions with --input-shape");
+                  "symbolic dimensions with --input-shape, or freeze the graph "
+                  "input that feeds it with --input-value");
   auto t = eval::tensorFromAttr(cst.getValue());
   if (failed(t))
     return error("cannot read constant input '" + what + "'");
@@ -427,8 +435,8 @@ OwningOpRef<ModuleOp> Importer::run() {
     report(nullptr, 0, "the model imports no opset of the default ONNX domain");
     return nullptr;
   }
-  if (opset < 7 || opset > 25) {
-    report(nullptr, 0, "opset " + llvm::Twine(opset) + " is not supported (7 to 25 are)");
+  if (opset < 1 || opset > 25) {
+    report(nullptr, 0, "opset " + llvm::Twine(opset) + " is not supported (1 to 25 are)");
     return nullptr;
   }
   if (failed(checkSupported(graph)))
@@ -458,9 +466,14 @@ OwningOpRef<ModuleOp> Importer::run() {
   llvm::SmallVector<Type> argTypes;
   llvm::SmallVector<std::string> argNames;
   bool ok = true;
+  llvm::SmallVector<const onnx::ValueInfoProto *> frozen;
   for (const auto &vi : graph.input()) {
     if (initializerNames.contains(vi.name()))
       continue;
+    if (options.inputValues.count(vi.name())) {
+      frozen.push_back(&vi);
+      continue;
+    }
     auto t = inputType(vi);
     if (failed(t)) {
       ok = false;
@@ -469,6 +482,12 @@ OwningOpRef<ModuleOp> Importer::run() {
     argTypes.push_back(*t);
     argNames.push_back(vi.name());
   }
+  for (const auto &entry : options.inputValues)
+    if (ok && llvm::none_of(frozen, [&](auto *vi) { return vi->name() == entry.first; })) {
+      report(nullptr, 0, "--input-value names '" + entry.first +
+                             "', which is not an input of the model");
+      ok = false;
+    }
   for (const auto &entry : options.inputShapes)
     if (!llvm::is_contained(argNames, entry.first) && ok) {
       report(nullptr, 0, "--input-shape names '" + entry.first +
@@ -486,6 +505,26 @@ OwningOpRef<ModuleOp> Importer::run() {
   for (size_t i = 0; i < argNames.size(); ++i) {
     values[argNames[i]] = entry->getArgument(i);
     fn.setArgAttr(i, "graph.name", builder.getStringAttr(argNames[i]));
+  }
+
+  for (const onnx::ValueInfoProto *vi : frozen) {
+    const auto &value = options.inputValues.at(vi->name());
+    const auto &tt = vi->type().tensor_type();
+    auto et = elementTypeFromOnnx(tt.elem_type(), &ctx);
+    bool match = succeeded(et) && *et == value.type.getElementType();
+    if (match && tt.has_shape()) {
+      match = tt.shape().dim_size() == value.type.getRank();
+      for (int i = 0; match && i < tt.shape().dim_size(); ++i)
+        if (tt.shape().dim(i).has_dim_value())
+          match = tt.shape().dim(i).dim_value() == value.type.getDimSize(i);
+    }
+    if (!match) {
+      report(nullptr, 0, "--input-value for '" + vi->name() + "' has type " +
+                             typeString(value.type) + ", which the input's declared type does not allow");
+      return nullptr;
+    }
+    auto iloc = NameLoc::get(builder.getStringAttr(vi->name()), loc);
+    values[vi->name()] = makeConstant(iloc, vi->name(), {value.type, value.bytes});
   }
 
   for (const auto &init : graph.initializer()) {

@@ -17,6 +17,14 @@ struct ImportOptions {
   std::string modelPath;
   /// Static shapes for graph inputs (`--input-shape name=1x128`).
   std::map<std::string, llvm::SmallVector<int64_t>> inputShapes;
+  /// Graph inputs frozen to constant values (`--input-value name=x.npy`),
+  /// for inputs that feed shape operands. Raw little-endian bytes in C order
+  /// (one byte per bool) of the given type.
+  struct FrozenInput {
+    mlir::RankedTensorType type;
+    std::vector<char> bytes;
+  };
+  std::map<std::string, FrozenInput> inputValues;
   /// Constants with at most this many elements are printed inline as
   /// dense<...>; larger ones become dense_resource blobs.
   int64_t inlineConstantLimit = 16;

@@ -77,6 +77,9 @@ template <typename OpTy, bool BoolResult = false>
 LogicalResult binary(NodeContext &n) {
   if (failed(requireInputs(n, 2, 2)))
     return failure();
+  // Opsets before 7 broadcast only with broadcast=1 and may align at `axis`.
+  if (n.attrInt("broadcast", 0) != 0 && n.hasAttr("axis"))
+    return n.error("legacy broadcast with an explicit axis is not supported");
   auto shape = broadcast(n, n.inputShape(0), n.inputShape(1));
   if (failed(shape))
     return failure();
@@ -138,10 +141,13 @@ LogicalResult leakyRelu(NodeContext &n) {
       n.inputType(0), n.input(0), n.b.getF32FloatAttr(n.attrFloat("alpha", 0.01f)))});
 }
 
+/// Constant bounds become graph.clip attributes; bounds computed at run time
+/// become graph.max / graph.min.
 LogicalResult clip(NodeContext &n) {
   if (failed(requireInputs(n, 1, 3)))
     return failure();
   FloatAttr lo, hi;
+  Value x = n.input(0);
   if (n.opset < 11) {
     if (n.hasAttr("min"))
       lo = n.b.getF64FloatAttr(n.attrFloat("min", 0));
@@ -151,15 +157,23 @@ LogicalResult clip(NodeContext &n) {
     for (size_t i = 1; i < 3; ++i) {
       if (!n.hasInput(i))
         continue;
+      if (n.inputType(i).getNumElements() != 1)
+        return n.error("clip bounds must be scalars");
+      if (!n.input(i).getDefiningOp<g::ConstantOp>()) {
+        Value bound = n.create<g::ReshapeOp>(n.tensorType({}, n.inputElementType(i)), n.input(i));
+        x = i == 1 ? n.create<g::MaxOp>(n.inputType(0), x, bound)
+                   : n.create<g::MinOp>(n.inputType(0), x, bound);
+        continue;
+      }
       auto t = n.constantInput(i, i == 1 ? "min" : "max");
       if (failed(t))
         return failure();
-      if (t->numElements() != 1)
-        return n.error("clip bounds must be scalars");
       (i == 1 ? lo : hi) = n.b.getF64FloatAttr(scalarValue(*t));
     }
   }
-  return n.setOutputs({n.create<g::ClipOp>(n.inputType(0), n.input(0), lo, hi)});
+  if (!lo && !hi)
+    return n.setOutputs({x});
+  return n.setOutputs({n.create<g::ClipOp>(n.inputType(0), x, lo, hi)});
 }
 
 LogicalResult castOp(NodeContext &n) {
@@ -258,14 +272,41 @@ LogicalResult softmaxLike(NodeContext &n) {
 LogicalResult layerNorm(NodeContext &n) {
   if (failed(requireInputs(n, 2, 3)))
     return failure();
-  if (n.outputUsed(1) || n.outputUsed(2))
-    return n.error("the Mean and InvStdDev outputs are not supported");
-  auto axis = n.normalizeAxis(n.attrInt("axis", -1), n.inputType(0).getRank());
+  auto type = n.inputType(0);
+  auto axis = n.normalizeAxis(n.attrInt("axis", -1), type.getRank());
   if (failed(axis))
     return failure();
-  return n.setOutputs({n.create<g::LayerNormOp>(
-      n.inputType(0), n.input(0), n.input(1), n.input(2), n.b.getI64IntegerAttr(*axis),
-      n.b.getF32FloatAttr(n.attrFloat("epsilon", 1e-5f)))});
+  float eps = n.attrFloat("epsilon", 1e-5f);
+  Value y = n.create<g::LayerNormOp>(type, n.input(0), n.input(1), n.input(2),
+                                     n.b.getI64IntegerAttr(*axis), n.b.getF32FloatAttr(eps));
+  if (!n.outputUsed(1) && !n.outputUsed(2))
+    return n.setOutputs({y});
+  // Mean and InvStdDev (shape [d0..d(axis-1), 1, ...]) written out in
+  // graph ops, computed in f32 as the spec's default stash_type says.
+  if (n.attrInt("stash_type", 1) != 1)
+    return n.error("only stash_type=1 (float32) is supported");
+  Type f32 = n.b.getF32Type();
+  Shape axes, statShape;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    statShape.push_back(d < *axis ? type.getDimSize(d) : 1);
+    if (d >= *axis)
+      axes.push_back(d);
+  }
+  Value x = n.input(0);
+  if (type.getElementType() != f32)
+    x = n.create<g::CastOp>(n.tensorType(type.getShape(), f32), x);
+  auto statType = n.tensorType(statShape, f32);
+  auto fullType = n.tensorType(type.getShape(), f32);
+  auto axesAttr = n.b.getDenseI64ArrayAttr(axes);
+  Value mean = n.create<g::ReduceMeanOp>(statType, x, axesAttr, n.b.getBoolAttr(true));
+  Value centered = n.create<g::SubOp>(fullType, x, mean);
+  Value sq = n.create<g::MulOp>(fullType, centered, centered);
+  Value var = n.create<g::ReduceMeanOp>(statType, sq, axesAttr, n.b.getBoolAttr(true));
+  auto scalar = n.tensorType({}, f32);
+  Value epsValue = n.create<g::ConstantOp>(scalar, DenseElementsAttr::get(scalar, eps));
+  Value inv = n.create<g::ReciprocalOp>(
+      statType, n.create<g::SqrtOp>(statType, n.create<g::AddOp>(statType, var, epsValue)));
+  return n.setOutputs({y, mean, inv});
 }
 
 LogicalResult batchNorm(NodeContext &n) {
@@ -839,8 +880,11 @@ LogicalResult constantOfShape(NodeContext &n) {
       return n.error("value must hold one element");
     Type et = eval::dtypeToMlir(t->dtype(), n.b.getContext());
     type = n.tensorType(*shape, et);
-    auto scalar = eval::tensorToAttr(*t, RankedTensorType::get({}, et));
-    value = cast<DenseElementsAttr>(scalar).getSplatValue<Attribute>();
+    auto attr = dyn_cast_if_present<DenseElementsAttr>(
+        eval::tensorToAttr(*t, RankedTensorType::get(t->shape(), et)));
+    if (!attr)
+      return n.error("cannot read the value attribute");
+    value = *attr.getValues<Attribute>().begin();
   } else {
     type = n.tensorType(*shape, n.b.getF32Type());
     value = n.b.getF32FloatAttr(0.0f);

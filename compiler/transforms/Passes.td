@@ -1,0 +1,43 @@
+//===- Passes.td - Kiln graph passes -----------------------*- tablegen -*-===//
+//
+// Declarations of the passes over the graph dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TRANSFORMS_PASSES
+#define KILN_TRANSFORMS_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def FoldConstantsPass : Pass<"kiln-fold-constants", "mlir::ModuleOp"> {
+  let summary = "evaluate graph ops whose operands are all constants";
+  let description = [{
+    Every graph op whose operands all come from `graph.constant` is evaluated
+    with the CPU reference evaluator (ONNX semantics, results rounded to their
+    element type) and replaced by a `graph.constant` that keeps the op's
+    location. Ops are visited in program order, so chains of constant ops
+    fold completely; constants left without uses are erased.
+
+    Results with more than `max-elements` elements are not materialized, so
+    weight-sized intermediates (a transposed weight, say) stay ops. An op the
+    evaluator rejects (an out-of-range constant index, say) stays in place
+    with a warning that says why.
+
+    ```mlir
+    %a = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %b = graph.constant dense<3.0> : tensor<f32>
+    %c = graph.mul %a, %b : tensor<2xf32>, tensor<f32> -> tensor<2xf32>
+    ```
+    becomes `%c = graph.constant dense<[3.0, 6.0]> : tensor<2xf32>`.
+  }];
+  let options = [
+    Option<"maxElements", "max-elements", "int64_t", /*default=*/"int64_t(1) << 20",
+           "Largest result (in elements) that is folded into a constant">,
+  ];
+  let statistics = [
+    Statistic<"numFolded", "num-folded", "Number of ops folded into constants">,
+  ];
+  let dependentDialects = ["kiln::graph::GraphDialect"];
+}
+
+#endif // KILN_TRANSFORMS_PASSES

@@ -1,0 +1,64 @@
+# lit configuration for Kiln's FileCheck suites (kilnc and kiln-opt on .onnx/.mlir).
+#
+# Two ways in:
+#   * from the build tree (ninja check-kiln-lit, ctest -R lit): lit.site.cfg.py,
+#     configured by CMake, sets the paths below and then loads this file;
+#   * straight on the sources, for developers:
+#       lit --param kiln_tools_dir=/work/main/build/bin test/lit
+#     (optional params: llvm_tools_dir, kiln_exec_root, python_executable).
+
+import os
+import sys
+
+import lit.formats
+
+config.name = "Kiln"
+# lit's internal shell: the same behaviour on every host.
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+
+
+def setting(name, default=None):
+    """A site-config value, else a --param, else the default."""
+    value = getattr(config, name, None)
+    if value:
+        return value
+    return lit_config.params.get(name, default)
+
+
+kiln_src_root = setting(
+    "kiln_src_root", os.path.dirname(os.path.dirname(config.test_source_root)))
+kiln_tools_dir = setting("kiln_tools_dir")
+if not kiln_tools_dir:
+    lit_config.fatal("kiln_tools_dir is not set: run lit on the build tree, or pass "
+                     "--param kiln_tools_dir=<build>/bin")
+kiln_tools_dir = os.path.abspath(kiln_tools_dir)
+llvm_tools_dir = setting("llvm_tools_dir", "/usr/lib/llvm-22/bin")
+python_executable = setting("python_executable", sys.executable)
+
+# Run directly on the sources, write the Output/ folders into the build tree
+# rather than next to the tests.
+if not getattr(config, "test_exec_root", None):
+    config.test_exec_root = setting(
+        "kiln_exec_root",
+        os.path.join(os.path.dirname(kiln_tools_dir), "test", "lit"))
+
+for tool in ("kilnc", "kiln-opt"):
+    if not os.path.exists(os.path.join(kiln_tools_dir, tool)):
+        lit_config.warning("%s not found in %s" % (tool, kiln_tools_dir))
+
+# Tools come from the Kiln build first, then LLVM (FileCheck, not, count).
+config.environment["PATH"] = os.pathsep.join(
+    [kiln_tools_dir, llvm_tools_dir, config.environment.get("PATH", "")])
+config.environment["FILECHECK_OPTS"] = "--enable-var-scope"
+# Keep kilnc's colored or localized output out of the checks.
+config.environment.pop("TERM", None)
+
+config.substitutions.append(("%kilnc", os.path.join(kiln_tools_dir, "kilnc")))
+config.substitutions.append(("%kiln-opt", os.path.join(kiln_tools_dir, "kiln-opt")))
+config.substitutions.append(
+    ("%mkonnx", '"%s" "%s"' % (python_executable,
+                               os.path.join(kiln_src_root, "test", "tools", "mkonnx.py"))))
+config.substitutions.append(("%kiln_src_root", kiln_src_root))
