@@ -34,9 +34,17 @@ SmallVector<int64_t> stridesFor(ArrayRef<int64_t> shape) {
 
 int64_t product(ArrayRef<int64_t> dims) { return numElementsOf(dims); }
 
+/// The lowest and highest values of an integer dtype (castFloatToInt
+/// saturates infinities; i1 is 0..1).
+int64_t lowestIntOf(DType t) {
+  return t == DType::I1 ? 0 : castFloatToInt(t, -kInf);
+}
+int64_t highestIntOf(DType t) { return castFloatToInt(t, kInf); }
+
 /// Strides that read a tensor of shape `in` broadcast (numpy rules, aligned
 /// at the right) to `out`: 0 on broadcast axes.
-SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> in, ArrayRef<int64_t> out) {
+SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> in,
+                                      ArrayRef<int64_t> out) {
   SmallVector<int64_t> s(out.size(), 0), st = stridesFor(in);
   size_t lead = out.size() - in.size();
   for (size_t i = 0; i < in.size(); ++i)
@@ -49,7 +57,8 @@ SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> in, ArrayRef<int64_t> ou
 /// adds per element instead of a division per axis.
 class StridedIndex {
 public:
-  StridedIndex(ArrayRef<int64_t> shape, ArrayRef<SmallVector<int64_t>> strideSets)
+  StridedIndex(ArrayRef<int64_t> shape,
+               ArrayRef<SmallVector<int64_t>> strideSets)
       : dims(shape), idx(shape.size(), 0), offs(strideSets.size(), 0) {
     for (const SmallVector<int64_t> &s : strideSets) {
       assert(s.size() == shape.size() && "stride set of the wrong rank");
@@ -86,7 +95,8 @@ template <typename Fn>
 void forEachBroadcast(ArrayRef<int64_t> outShape, ArrayRef<const Tensor *> ins,
                       Fn &&fn) {
   int64_t n = product(outShape);
-  if (llvm::all_of(ins, [&](const Tensor *t) { return t->shape() == outShape; })) {
+  if (llvm::all_of(ins,
+                   [&](const Tensor *t) { return t->shape() == outShape; })) {
     SmallVector<int64_t, 4> offs(ins.size());
     for (int64_t i = 0; i < n; ++i) {
       std::fill(offs.begin(), offs.end(), i);
@@ -167,7 +177,23 @@ FailureOr<int64_t> normalizeIndex(Operation *op, const Tensor &idx, int64_t j,
 // Elementwise
 //===----------------------------------------------------------------------===//
 
-enum class Bin { Add, Sub, Mul, Div, Max, Min, Pow, Eq, Lt, Le, Gt, Ge, And, Or, Xor };
+enum class Bin {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,
+  Pow,
+  Eq,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  And,
+  Or,
+  Xor
+};
 
 std::optional<Bin> binaryKind(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<Bin>>(op)
@@ -193,21 +219,36 @@ std::optional<Bin> binaryKind(Operation *op) {
 /// with NaN are false.
 double floatBinary(Bin k, double x, double y) {
   switch (k) {
-  case Bin::Add: return x + y;
-  case Bin::Sub: return x - y;
-  case Bin::Mul: return x * y;
-  case Bin::Div: return x / y;
-  case Bin::Max: return std::isnan(x) || std::isnan(y) ? kNaN : std::max(x, y);
-  case Bin::Min: return std::isnan(x) || std::isnan(y) ? kNaN : std::min(x, y);
-  case Bin::Pow: return std::pow(x, y);
-  case Bin::Eq: return x == y;
-  case Bin::Lt: return x < y;
-  case Bin::Le: return x <= y;
-  case Bin::Gt: return x > y;
-  case Bin::Ge: return x >= y;
-  case Bin::And: return x != 0 && y != 0;
-  case Bin::Or: return x != 0 || y != 0;
-  case Bin::Xor: return (x != 0) != (y != 0);
+  case Bin::Add:
+    return x + y;
+  case Bin::Sub:
+    return x - y;
+  case Bin::Mul:
+    return x * y;
+  case Bin::Div:
+    return x / y;
+  case Bin::Max:
+    return std::isnan(x) || std::isnan(y) ? kNaN : std::max(x, y);
+  case Bin::Min:
+    return std::isnan(x) || std::isnan(y) ? kNaN : std::min(x, y);
+  case Bin::Pow:
+    return std::pow(x, y);
+  case Bin::Eq:
+    return x == y;
+  case Bin::Lt:
+    return x < y;
+  case Bin::Le:
+    return x <= y;
+  case Bin::Gt:
+    return x > y;
+  case Bin::Ge:
+    return x >= y;
+  case Bin::And:
+    return x != 0 && y != 0;
+  case Bin::Or:
+    return x != 0 || y != 0;
+  case Bin::Xor:
+    return (x != 0) != (y != 0);
   }
   return kNaN;
 }
@@ -222,7 +263,8 @@ int64_t intPow(int64_t base, bool baseUnsigned, int64_t e, bool expUnsigned) {
       return (e & 1) ? -1 : 1;
     return 0;
   }
-  uint64_t r = 1, b = static_cast<uint64_t>(base), ue = static_cast<uint64_t>(e);
+  uint64_t r = 1, b = static_cast<uint64_t>(base),
+           ue = static_cast<uint64_t>(e);
   for (; ue; ue >>= 1, b *= b)
     if (ue & 1)
       r *= b;
@@ -236,9 +278,12 @@ int64_t intPow(int64_t base, bool baseUnsigned, int64_t e, bool expUnsigned) {
 int64_t intBinary(Bin k, int64_t x, int64_t y, bool uns) {
   uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
   switch (k) {
-  case Bin::Add: return static_cast<int64_t>(ux + uy);
-  case Bin::Sub: return static_cast<int64_t>(ux - uy);
-  case Bin::Mul: return static_cast<int64_t>(ux * uy);
+  case Bin::Add:
+    return static_cast<int64_t>(ux + uy);
+  case Bin::Sub:
+    return static_cast<int64_t>(ux - uy);
+  case Bin::Mul:
+    return static_cast<int64_t>(ux * uy);
   case Bin::Div:
     if (y == 0)
       return 0;
@@ -247,17 +292,28 @@ int64_t intBinary(Bin k, int64_t x, int64_t y, bool uns) {
     if (x == std::numeric_limits<int64_t>::min() && y == -1)
       return x;
     return x / y;
-  case Bin::Max: return (uns ? ux > uy : x > y) ? x : y;
-  case Bin::Min: return (uns ? ux < uy : x < y) ? x : y;
-  case Bin::Pow: return intPow(x, uns, y, uns);
-  case Bin::Eq: return x == y;
-  case Bin::Lt: return uns ? ux < uy : x < y;
-  case Bin::Le: return uns ? ux <= uy : x <= y;
-  case Bin::Gt: return uns ? ux > uy : x > y;
-  case Bin::Ge: return uns ? ux >= uy : x >= y;
-  case Bin::And: return x && y;
-  case Bin::Or: return x || y;
-  case Bin::Xor: return (x != 0) != (y != 0);
+  case Bin::Max:
+    return (uns ? ux > uy : x > y) ? x : y;
+  case Bin::Min:
+    return (uns ? ux < uy : x < y) ? x : y;
+  case Bin::Pow:
+    return intPow(x, uns, y, uns);
+  case Bin::Eq:
+    return x == y;
+  case Bin::Lt:
+    return uns ? ux < uy : x < y;
+  case Bin::Le:
+    return uns ? ux <= uy : x <= y;
+  case Bin::Gt:
+    return uns ? ux > uy : x > y;
+  case Bin::Ge:
+    return uns ? ux >= uy : x >= y;
+  case Bin::And:
+    return x && y;
+  case Bin::Or:
+    return x || y;
+  case Bin::Xor:
+    return (x != 0) != (y != 0);
   }
   return 0;
 }
@@ -297,8 +353,22 @@ Tensor evalBinary(Bin k, const Tensor &a, const Tensor &b, DType outType,
   return out;
 }
 
-enum class Un { Sqrt, Reciprocal, Exp, Log, Erf, Tanh, Sigmoid, Sin, Cos, Floor,
-                Ceil, Neg, Abs, Relu };
+enum class Un {
+  Sqrt,
+  Reciprocal,
+  Exp,
+  Log,
+  Erf,
+  Tanh,
+  Sigmoid,
+  Sin,
+  Cos,
+  Floor,
+  Ceil,
+  Neg,
+  Abs,
+  Relu
+};
 
 std::optional<Un> unaryKind(Operation *op) {
   return llvm::TypeSwitch<Operation *, std::optional<Un>>(op)
@@ -321,21 +391,35 @@ std::optional<Un> unaryKind(Operation *op) {
 
 double floatUnary(Un k, double x) {
   switch (k) {
-  case Un::Sqrt: return std::sqrt(x);
-  case Un::Reciprocal: return 1.0 / x;
-  case Un::Exp: return std::exp(x);
-  case Un::Log: return std::log(x);
-  case Un::Erf: return std::erf(x);
-  case Un::Tanh: return std::tanh(x);
+  case Un::Sqrt:
+    return std::sqrt(x);
+  case Un::Reciprocal:
+    return 1.0 / x;
+  case Un::Exp:
+    return std::exp(x);
+  case Un::Log:
+    return std::log(x);
+  case Un::Erf:
+    return std::erf(x);
+  case Un::Tanh:
+    return std::tanh(x);
   case Un::Sigmoid: // Stable on both sides: never exp of a large positive.
-    return x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x));
-  case Un::Sin: return std::sin(x);
-  case Un::Cos: return std::cos(x);
-  case Un::Floor: return std::floor(x);
-  case Un::Ceil: return std::ceil(x);
-  case Un::Neg: return -x;
-  case Un::Abs: return std::fabs(x);
-  case Un::Relu: return std::isnan(x) ? x : std::max(x, 0.0);
+    return x >= 0 ? 1.0 / (1.0 + std::exp(-x))
+                  : std::exp(x) / (1.0 + std::exp(x));
+  case Un::Sin:
+    return std::sin(x);
+  case Un::Cos:
+    return std::cos(x);
+  case Un::Floor:
+    return std::floor(x);
+  case Un::Ceil:
+    return std::ceil(x);
+  case Un::Neg:
+    return -x;
+  case Un::Abs:
+    return std::fabs(x);
+  case Un::Relu:
+    return std::isnan(x) ? x : std::max(x, 0.0);
   }
   return kNaN;
 }
@@ -343,16 +427,19 @@ double floatUnary(Un k, double x) {
 int64_t intUnary(Un k, int64_t x, bool uns) {
   int64_t neg = static_cast<int64_t>(0 - static_cast<uint64_t>(x));
   switch (k) {
-  case Un::Neg: return neg;
-  case Un::Abs: return uns || x >= 0 ? x : neg;
-  case Un::Relu: return uns || x > 0 ? x : 0;
-  default: return x; // Float-only ops never reach here (verified).
+  case Un::Neg:
+    return neg;
+  case Un::Abs:
+    return uns || x >= 0 ? x : neg;
+  case Un::Relu:
+    return uns || x > 0 ? x : 0;
+  default:
+    return x; // Float-only ops never reach here (verified).
   }
 }
 
 /// Applies a double -> double function to every element of a float tensor.
-template <typename Fn>
-Tensor mapFloats(const Tensor &x, Fn &&fn) {
+template <typename Fn> Tensor mapFloats(const Tensor &x, Fn &&fn) {
   Tensor out(x.dtype(), x.shape());
   for (int64_t i = 0, n = x.numElements(); i < n; ++i)
     out.floats()[i] = fn(x.floats()[i]);
@@ -373,7 +460,9 @@ Tensor evalUnary(Un k, const Tensor &x) {
 FailureOr<Tensor> evalGelu(graph::GeluOp op, const Tensor &x) {
   StringRef approx = op.getApproximate();
   if (approx == "none")
-    return mapFloats(x, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); });
+    return mapFloats(x, [](double v) {
+      return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    });
   if (approx == "tanh") {
     const double c = std::sqrt(2.0 / 3.14159265358979323846);
     return mapFloats(x, [c](double v) {
@@ -391,7 +480,9 @@ Tensor evalClip(graph::ClipOp op, const Tensor &x) {
     double l = lo ? roundToDType(t, lo.getValueAsDouble()) : -kInf;
     double h = hi ? roundToDType(t, hi.getValueAsDouble()) : kInf;
     // NaN passes through; with min > max everything becomes max (numpy).
-    return mapFloats(x, [l, h](double v) { return v < l ? (l > h ? h : l) : v > h ? h : v; });
+    return mapFloats(x, [l, h](double v) {
+      return v < l ? (l > h ? h : l) : v > h ? h : v;
+    });
   }
   int64_t l = castFloatToInt(t, lo ? lo.getValueAsDouble() : -kInf);
   int64_t h = castFloatToInt(t, hi ? hi.getValueAsDouble() : kInf);
@@ -478,17 +569,30 @@ Tensor evalReduce(Red k, const Tensor &x, ArrayRef<int64_t> axes,
   Tensor out(x.dtype(), outShape);
 
   if (x.isFloat()) {
-    double init = k == Red::Prod ? 1.0 : k == Red::Max ? -kInf : k == Red::Min ? kInf : 0.0;
+    double init = k == Red::Prod  ? 1.0
+                  : k == Red::Max ? -kInf
+                  : k == Red::Min ? kInf
+                                  : 0.0;
     std::vector<double> acc(nOut, init);
     const double *in = x.floats().data();
     for (int64_t i = 0; i < nIn; ++i, it.next()) {
       double v = in[i], &a = acc[it[0]];
       switch (k) {
       case Red::Sum:
-      case Red::Mean: a += v; break;
-      case Red::Prod: a *= v; break;
-      case Red::Max: if (v > a || std::isnan(v)) a = v; break;
-      case Red::Min: if (v < a || std::isnan(v)) a = v; break;
+      case Red::Mean:
+        a += v;
+        break;
+      case Red::Prod:
+        a *= v;
+        break;
+      case Red::Max:
+        if (v > a || std::isnan(v))
+          a = v;
+        break;
+      case Red::Min:
+        if (v < a || std::isnan(v))
+          a = v;
+        break;
       }
     }
     if (k == Red::Mean)
@@ -498,9 +602,10 @@ Tensor evalReduce(Red k, const Tensor &x, ArrayRef<int64_t> axes,
   } else {
     DType t = x.dtype();
     bool uns = x.isUnsigned();
-    int64_t init = k == Red::Prod ? 1
-                   : k == Red::Max ? castFloatToInt(t, -kInf)
-                   : k == Red::Min ? castFloatToInt(t, kInf) : 0;
+    int64_t init = k == Red::Prod  ? 1
+                   : k == Red::Max ? lowestIntOf(t)
+                   : k == Red::Min ? highestIntOf(t)
+                                   : 0;
     std::vector<int64_t> acc(nOut, init);
     const int64_t *in = x.ints().data();
     for (int64_t i = 0; i < nIn; ++i, it.next()) {
@@ -508,17 +613,27 @@ Tensor evalReduce(Red k, const Tensor &x, ArrayRef<int64_t> axes,
       uint64_t uv = static_cast<uint64_t>(v), ua = static_cast<uint64_t>(a);
       switch (k) {
       case Red::Sum:
-      case Red::Mean: a = static_cast<int64_t>(ua + uv); break;
-      case Red::Prod: a = static_cast<int64_t>(ua * uv); break;
-      case Red::Max: if (uns ? uv > ua : v > a) a = v; break;
-      case Red::Min: if (uns ? uv < ua : v < a) a = v; break;
+      case Red::Mean:
+        a = static_cast<int64_t>(ua + uv);
+        break;
+      case Red::Prod:
+        a = static_cast<int64_t>(ua * uv);
+        break;
+      case Red::Max:
+        if (uns ? uv > ua : v > a)
+          a = v;
+        break;
+      case Red::Min:
+        if (uns ? uv < ua : v < a)
+          a = v;
+        break;
       }
     }
     if (k == Red::Mean)
       for (int64_t &a : acc)
         a = count == 0 ? 0
-            : uns ? static_cast<int64_t>(static_cast<uint64_t>(a) / count)
-                  : a / count;
+            : uns      ? static_cast<int64_t>(static_cast<uint64_t>(a) / count)
+                       : a / count;
     out.ints() = std::move(acc);
   }
   out.normalize();
@@ -554,8 +669,8 @@ Tensor evalSoftmax(const Tensor &x, int64_t axis, bool log) {
 }
 
 /// Layer norm over axes axis..rank-1 with the population variance.
-Tensor evalLayerNorm(graph::LayerNormOp op, const Tensor &x, const Tensor &scale,
-                     const Tensor *bias) {
+Tensor evalLayerNorm(graph::LayerNormOp op, const Tensor &x,
+                     const Tensor &scale, const Tensor *bias) {
   int64_t axis = static_cast<int64_t>(op.getAxis());
   double eps = op.getEpsilonAttr().getValueAsDouble();
   ArrayRef<int64_t> normShape = x.shape().drop_front(axis);
@@ -595,7 +710,8 @@ Tensor evalBatchNorm(graph::BatchNormOp op, ArrayRef<Tensor> in) {
   const double *src = x.floats().data();
   double *res = out.floats().data();
   for (int64_t ch = 0; ch < c; ++ch) {
-    double m = mean.getDouble(ch), s = scale.getDouble(ch), b = bias.getDouble(ch);
+    double m = mean.getDouble(ch), s = scale.getDouble(ch),
+           b = bias.getDouble(ch);
     double inv = 1.0 / std::sqrt(var.getDouble(ch) + eps);
     for (int64_t b0 = 0; b0 < n; ++b0) {
       int64_t base = (b0 * c + ch) * inner;
@@ -627,15 +743,13 @@ void dotKernel(const T *a, const T *bt, T *c, int64_t m, int64_t n, int64_t k) {
   }
 }
 
-template <typename T>
-std::vector<T> &storage(Tensor &t) {
+template <typename T> std::vector<T> &storage(Tensor &t) {
   if constexpr (std::is_same_v<T, double>)
     return t.floats();
   else
     return t.ints();
 }
-template <typename T>
-const std::vector<T> &storage(const Tensor &t) {
+template <typename T> const std::vector<T> &storage(const Tensor &t) {
   if constexpr (std::is_same_v<T, double>)
     return t.floats();
   else
@@ -644,8 +758,9 @@ const std::vector<T> &storage(const Tensor &t) {
 
 template <typename T, typename Acc>
 void matmulImpl(const Tensor &a, const Tensor &b, Tensor &out,
-                ArrayRef<int64_t> batch, ArrayRef<SmallVector<int64_t>> strideSets,
-                int64_t m, int64_t n, int64_t k) {
+                ArrayRef<int64_t> batch,
+                ArrayRef<SmallVector<int64_t>> strideSets, int64_t m, int64_t n,
+                int64_t k) {
   const T *pa = storage<T>(a).data(), *pb = storage<T>(b).data();
   T *pc = storage<T>(out).data();
   std::vector<T> bt(n * k);
@@ -663,7 +778,8 @@ void matmulImpl(const Tensor &a, const Tensor &b, Tensor &out,
   }
 }
 
-Tensor evalMatMul(const Tensor &a, const Tensor &b, ArrayRef<int64_t> outShape) {
+Tensor evalMatMul(const Tensor &a, const Tensor &b,
+                  ArrayRef<int64_t> outShape) {
   SmallVector<int64_t> as(a.shape()), bs(b.shape());
   if (as.size() == 1)
     as.insert(as.begin(), 1);
@@ -719,16 +835,18 @@ Tensor evalGemm(graph::GemmOp op, const Tensor &a, const Tensor &b,
     for (int64_t i = 0; i < m * n; ++i)
       out.floats()[i] = alpha * p[i] + (cb ? beta * cb->getDouble(i) : 0.0);
   } else {
-    std::vector<int64_t> p = gemmProduct<int64_t, uint64_t>(a, b, ta, tb, m, n, k);
+    std::vector<int64_t> p =
+        gemmProduct<int64_t, uint64_t>(a, b, ta, tb, m, n, k);
     bool exact = alpha == 1.0 && (beta == 1.0 || !cb);
     for (int64_t i = 0; i < m * n; ++i) {
       if (exact)
-        out.ints()[i] = static_cast<int64_t>(static_cast<uint64_t>(p[i]) +
-                                             (cb ? static_cast<uint64_t>(cb->getInt(i)) : 0));
+        out.ints()[i] = static_cast<int64_t>(
+            static_cast<uint64_t>(p[i]) +
+            (cb ? static_cast<uint64_t>(cb->getInt(i)) : 0));
       else
-        out.ints()[i] = castFloatToInt(
-            a.dtype(), alpha * static_cast<double>(p[i]) +
-                           (cb ? beta * cb->getDouble(i) : 0.0));
+        out.ints()[i] =
+            castFloatToInt(a.dtype(), alpha * static_cast<double>(p[i]) +
+                                          (cb ? beta * cb->getDouble(i) : 0.0));
     }
   }
   out.normalize();
@@ -737,7 +855,8 @@ Tensor evalGemm(graph::GemmOp op, const Tensor &a, const Tensor &b,
 
 /// Offsets of every kernel tap (dilation applied) per spatial axis:
 /// taps[t * rank + d].
-SmallVector<int64_t> kernelTaps(ArrayRef<int64_t> kernel, ArrayRef<int64_t> dilations) {
+SmallVector<int64_t> kernelTaps(ArrayRef<int64_t> kernel,
+                                ArrayRef<int64_t> dilations) {
   int64_t rank = kernel.size(), count = product(kernel);
   SmallVector<int64_t> taps(count * rank);
   StridedIndex it(kernel, {});
@@ -755,12 +874,14 @@ Tensor evalConv(graph::ConvOp op, const Tensor &x, const Tensor &w,
   int64_t nsp = x.rank() - 2, batch = x.dim(0), cIn = x.dim(1), cOut = w.dim(0);
   int64_t groups = static_cast<int64_t>(op.getGroup());
   int64_t cg = cIn / groups, mg = cOut / groups;
-  ArrayRef<int64_t> inSp = x.shape().drop_front(2), kSp = w.shape().drop_front(2);
+  ArrayRef<int64_t> inSp = x.shape().drop_front(2),
+                    kSp = w.shape().drop_front(2);
   ArrayRef<int64_t> outSp = outShape.drop_front(2);
   ArrayRef<int64_t> strides = op.getStrides(), pads = op.getPads();
   SmallVector<int64_t> taps = kernelTaps(kSp, op.getDilations());
   SmallVector<int64_t> inStr = stridesFor(inSp);
-  int64_t kCount = product(kSp), inSize = product(inSp), outSize = product(outSp);
+  int64_t kCount = product(kSp), inSize = product(inSp),
+          outSize = product(outSp);
   int64_t row = cg * kCount;
   std::vector<double> col(outSize * row);
   std::vector<int64_t> tapOff(kCount);
@@ -774,7 +895,8 @@ Tensor evalConv(graph::ConvOp op, const Tensor &x, const Tensor &w,
         for (int64_t t = 0; t < kCount; ++t) {
           int64_t off = 0;
           for (int64_t d = 0; d < nsp && off >= 0; ++d) {
-            int64_t i = pos.index()[d] * strides[d] - pads[d] + taps[t * nsp + d];
+            int64_t i =
+                pos.index()[d] * strides[d] - pads[d] + taps[t * nsp + d];
             off = i < 0 || i >= inSp[d] ? -1 : off + i * inStr[d];
           }
           tapOff[t] = off;
@@ -790,7 +912,8 @@ Tensor evalConv(graph::ConvOp op, const Tensor &x, const Tensor &w,
         int64_t oc = g * mg + j;
         double bv = bias ? bias->getDouble(oc) : 0.0;
         dotKernel<double, double>(pw + oc * row, col.data(),
-                                  po + (b * cOut + oc) * outSize, 1, outSize, row);
+                                  po + (b * cOut + oc) * outSize, 1, outSize,
+                                  row);
         for (int64_t p = 0; p < outSize; ++p)
           po[(b * cOut + oc) * outSize + p] += bv;
       }
@@ -803,27 +926,33 @@ Tensor evalConv(graph::ConvOp op, const Tensor &x, const Tensor &w,
 /// Max or average pooling. Padded taps never contribute; the average divides
 /// by the taps inside the input, or inside input plus pads with
 /// count_include_pad (taps past the end pad, possible in ceil mode, never
-/// count). A window with nothing to average gives NaN.
+/// count). A window with nothing to average gives NaN; max pooling of a
+/// window without input taps gives the dtype's lowest value. Max pooling
+/// also takes integers.
 Tensor evalPool(Operation *op, bool isMax, const Tensor &x,
                 ArrayRef<int64_t> outShape) {
-  auto kernel = op->getAttrOfType<DenseI64ArrayAttr>("kernel_shape").asArrayRef();
+  auto kernel =
+      op->getAttrOfType<DenseI64ArrayAttr>("kernel_shape").asArrayRef();
   auto strides = op->getAttrOfType<DenseI64ArrayAttr>("strides").asArrayRef();
   auto pads = op->getAttrOfType<DenseI64ArrayAttr>("pads").asArrayRef();
   auto dil = op->getAttrOfType<DenseI64ArrayAttr>("dilations").asArrayRef();
   auto cip = op->getAttrOfType<BoolAttr>("count_include_pad");
   bool includePad = cip && cip.getValue();
   int64_t nsp = x.rank() - 2, planes = x.dim(0) * x.dim(1);
-  ArrayRef<int64_t> inSp = x.shape().drop_front(2), outSp = outShape.drop_front(2);
+  ArrayRef<int64_t> inSp = x.shape().drop_front(2),
+                    outSp = outShape.drop_front(2);
   SmallVector<int64_t> taps = kernelTaps(kernel, dil), inStr = stridesFor(inSp);
-  int64_t kCount = product(kernel), inSize = product(inSp), outSize = product(outSp);
+  int64_t kCount = product(kernel), inSize = product(inSp),
+          outSize = product(outSp);
+  bool uns = x.isUnsigned();
+  int64_t lowest = x.isFloat() ? 0 : lowestIntOf(x.dtype());
   Tensor out(x.dtype(), outShape);
+  SmallVector<int64_t> offs; // Window taps inside the input, as plane offsets.
   for (int64_t pl = 0; pl < planes; ++pl) {
-    const double *src = x.floats().data() + pl * inSize;
-    double *dst = out.floats().data() + pl * outSize;
     StridedIndex pos(outSp, {});
     for (int64_t p = 0; p < outSize; ++p, pos.next()) {
-      double best = -kInf, sum = 0;
-      int64_t inside = 0, padded = 0;
+      offs.clear();
+      int64_t padded = 0;
       for (int64_t t = 0; t < kCount; ++t) {
         bool in = true, inPads = true;
         int64_t off = 0;
@@ -834,16 +963,32 @@ Tensor evalPool(Operation *op, bool isMax, const Tensor &x,
           off += i * inStr[d];
         }
         padded += inPads;
-        if (!in)
-          continue;
-        double v = src[off];
-        ++inside;
+        if (in)
+          offs.push_back(pl * inSize + off);
+      }
+      int64_t o = pl * outSize + p;
+      if (!x.isFloat()) {
+        int64_t best = lowest;
+        for (int64_t off : offs) {
+          int64_t v = x.ints()[off];
+          if (uns ? static_cast<uint64_t>(v) > static_cast<uint64_t>(best)
+                  : v > best)
+            best = v;
+        }
+        out.ints()[o] = best;
+        continue;
+      }
+      double best = -kInf, sum = 0;
+      for (int64_t off : offs) {
+        double v = x.floats()[off];
         if (v > best || std::isnan(v))
           best = v;
         sum += v;
       }
-      int64_t div = includePad ? padded : inside;
-      dst[p] = isMax ? best : div ? sum / static_cast<double>(div) : kNaN;
+      int64_t div = includePad ? padded : static_cast<int64_t>(offs.size());
+      out.floats()[o] = isMax ? best
+                        : div ? sum / static_cast<double>(div)
+                              : kNaN;
     }
   }
   out.normalize();
@@ -854,8 +999,9 @@ Tensor evalPool(Operation *op, bool isMax, const Tensor &x,
 // Indexing and data movement
 //===----------------------------------------------------------------------===//
 
-FailureOr<Tensor> evalGather(Operation *op, const Tensor &data, const Tensor &idx,
-                             int64_t axis, ArrayRef<int64_t> outShape) {
+FailureOr<Tensor> evalGather(Operation *op, const Tensor &data,
+                             const Tensor &idx, int64_t axis,
+                             ArrayRef<int64_t> outShape) {
   int64_t dim = data.dim(axis), outer = product(data.shape().take_front(axis));
   int64_t inner = product(data.shape().drop_front(axis + 1));
   int64_t count = idx.numElements();
@@ -869,7 +1015,8 @@ FailureOr<Tensor> evalGather(Operation *op, const Tensor &data, const Tensor &id
   Tensor out(data.dtype(), outShape);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < count; ++j)
-      copyBlock(data, (o * dim + pos[j]) * inner, out, (o * count + j) * inner, inner);
+      copyBlock(data, (o * dim + pos[j]) * inner, out, (o * count + j) * inner,
+                inner);
   return out;
 }
 
@@ -877,9 +1024,9 @@ FailureOr<Tensor> evalGatherElements(Operation *op, const Tensor &data,
                                      const Tensor &idx, int64_t axis) {
   for (int64_t d = 0; d < data.rank(); ++d)
     if (d != axis && idx.dim(d) > data.dim(d))
-      return op->emitError() << "indices dimension " << d << " (" << idx.dim(d)
-                             << ") exceeds the data dimension (" << data.dim(d)
-                             << ")";
+      return op->emitError()
+             << "indices dimension " << d << " (" << idx.dim(d)
+             << ") exceeds the data dimension (" << data.dim(d) << ")";
   int64_t count = idx.numElements(), dim = data.dim(axis);
   std::vector<int64_t> pos(count);
   for (int64_t j = 0; j < count; ++j) {
@@ -914,7 +1061,8 @@ Tensor evalTranspose(const Tensor &x, ArrayRef<int64_t> perm,
   });
 }
 
-Tensor evalConcat(ArrayRef<Tensor> ins, int64_t axis, ArrayRef<int64_t> outShape) {
+Tensor evalConcat(ArrayRef<Tensor> ins, int64_t axis,
+                  ArrayRef<int64_t> outShape) {
   int64_t outer = product(outShape.take_front(axis));
   int64_t inner = product(outShape.drop_front(axis + 1));
   int64_t outChunk = outShape[axis] * inner, at = 0;
@@ -928,8 +1076,8 @@ Tensor evalConcat(ArrayRef<Tensor> ins, int64_t axis, ArrayRef<int64_t> outShape
   return out;
 }
 
-Tensor evalSlice(const Tensor &x, ArrayRef<int64_t> starts, ArrayRef<int64_t> steps,
-                 ArrayRef<int64_t> outShape) {
+Tensor evalSlice(const Tensor &x, ArrayRef<int64_t> starts,
+                 ArrayRef<int64_t> steps, ArrayRef<int64_t> outShape) {
   SmallVector<int64_t> inStr = stridesFor(x.shape());
   SmallVector<SmallVector<int64_t>> sets(1);
   int64_t base = 0;
@@ -975,21 +1123,24 @@ FailureOr<Tensor> evalGraphOp(Operation *op, ArrayRef<Tensor> in, DType outType,
                       op->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef(),
                       outShape);
   auto axisOf = [op] {
-    return static_cast<int64_t>(op->getAttrOfType<IntegerAttr>("axis").getInt());
+    return static_cast<int64_t>(
+        op->getAttrOfType<IntegerAttr>("axis").getInt());
   };
   using Result = FailureOr<Tensor>;
   return llvm::TypeSwitch<Operation *, Result>(op)
       .Case([&](graph::ConstantOp c) -> Result {
         FailureOr<Tensor> t = tensorFromAttr(c.getValue());
         if (failed(t))
-          return c.emitError() << "cannot read the constant's value (unsupported "
-                                  "attribute kind or missing resource blob)";
+          return c.emitError()
+                 << "cannot read the constant's value (unsupported "
+                    "attribute kind or missing resource blob)";
         return t;
       })
       .Case([&](graph::GeluOp g) { return evalGelu(g, in[0]); })
       .Case([&](graph::LeakyReluOp l) -> Result {
         double alpha = l.getAlphaAttr().getValueAsDouble();
-        return mapFloats(in[0], [alpha](double v) { return v >= 0 ? v : alpha * v; });
+        return mapFloats(in[0],
+                         [alpha](double v) { return v >= 0 ? v : alpha * v; });
       })
       .Case([&](graph::ClipOp c) -> Result { return evalClip(c, in[0]); })
       .Case([&](graph::NotOp) -> Result {
@@ -1008,31 +1159,51 @@ FailureOr<Tensor> evalGraphOp(Operation *op, ArrayRef<Tensor> in, DType outType,
       .Case([&](graph::WhereOp) -> Result {
         return evalWhere(in[0], in[1], in[2], outShape);
       })
-      .Case([&](graph::SoftmaxOp) -> Result { return evalSoftmax(in[0], axisOf(), false); })
-      .Case([&](graph::LogSoftmaxOp) -> Result { return evalSoftmax(in[0], axisOf(), true); })
+      .Case([&](graph::SoftmaxOp) -> Result {
+        return evalSoftmax(in[0], axisOf(), false);
+      })
+      .Case([&](graph::LogSoftmaxOp) -> Result {
+        return evalSoftmax(in[0], axisOf(), true);
+      })
       .Case([&](graph::LayerNormOp l) -> Result {
         return evalLayerNorm(l, in[0], in[1], in.size() > 2 ? &in[2] : nullptr);
       })
-      .Case([&](graph::BatchNormOp b) -> Result { return evalBatchNorm(b, in); })
-      .Case([&](graph::MatMulOp) -> Result { return evalMatMul(in[0], in[1], outShape); })
+      .Case(
+          [&](graph::BatchNormOp b) -> Result { return evalBatchNorm(b, in); })
+      .Case([&](graph::MatMulOp) -> Result {
+        return evalMatMul(in[0], in[1], outShape);
+      })
       .Case([&](graph::GemmOp g) -> Result {
-        return evalGemm(g, in[0], in[1], in.size() > 2 ? &in[2] : nullptr, outShape);
+        return evalGemm(g, in[0], in[1], in.size() > 2 ? &in[2] : nullptr,
+                        outShape);
       })
       .Case([&](graph::ConvOp c) -> Result {
-        return evalConv(c, in[0], in[1], in.size() > 2 ? &in[2] : nullptr, outShape);
+        return evalConv(c, in[0], in[1], in.size() > 2 ? &in[2] : nullptr,
+                        outShape);
       })
-      .Case([&](graph::MaxPoolOp) -> Result { return evalPool(op, true, in[0], outShape); })
-      .Case([&](graph::AveragePoolOp) -> Result { return evalPool(op, false, in[0], outShape); })
-      .Case([&](graph::GatherOp) { return evalGather(op, in[0], in[1], axisOf(), outShape); })
+      .Case([&](graph::MaxPoolOp) -> Result {
+        return evalPool(op, true, in[0], outShape);
+      })
+      .Case([&](graph::AveragePoolOp) -> Result {
+        return evalPool(op, false, in[0], outShape);
+      })
+      .Case([&](graph::GatherOp) {
+        return evalGather(op, in[0], in[1], axisOf(), outShape);
+      })
       .Case([&](graph::GatherElementsOp) {
         return evalGatherElements(op, in[0], in[1], axisOf());
       })
-      .Case([&](graph::ReshapeOp) -> Result { return in[0].reshaped(outShape); })
+      .Case(
+          [&](graph::ReshapeOp) -> Result { return in[0].reshaped(outShape); })
       .Case([&](graph::TransposeOp t) -> Result {
         return evalTranspose(in[0], t.getPerm(), outShape);
       })
-      .Case([&](graph::ExpandOp) -> Result { return broadcastTo(in[0], outShape); })
-      .Case([&](graph::ConcatOp) -> Result { return evalConcat(in, axisOf(), outShape); })
+      .Case([&](graph::ExpandOp) -> Result {
+        return broadcastTo(in[0], outShape);
+      })
+      .Case([&](graph::ConcatOp) -> Result {
+        return evalConcat(in, axisOf(), outShape);
+      })
       .Case([&](graph::SliceOp s) -> Result {
         return evalSlice(in[0], s.getStarts(), s.getSteps(), outShape);
       })
@@ -1040,8 +1211,8 @@ FailureOr<Tensor> evalGraphOp(Operation *op, ArrayRef<Tensor> in, DType outType,
         return evalTrilu(in[0], static_cast<int64_t>(t.getK()), t.getUpper());
       })
       .Default([&](Operation *) -> Result {
-        return op->emitError() << "internal error: no evaluator for '"
-                               << op->getName() << "'";
+        return op->emitError()
+               << "internal error: no evaluator for '" << op->getName() << "'";
       });
 }
 
@@ -1054,37 +1225,39 @@ LogicalResult checkTensorType(Operation *op, const Tensor &t, Type type,
                            << "; the evaluator needs a static ranked tensor";
   FailureOr<DType> dt = dtypeFromMlir(rt.getElementType());
   if (failed(dt))
-    return op->emitError() << what << " has element type " << rt.getElementType()
+    return op->emitError() << what << " has element type "
+                           << rt.getElementType()
                            << ", which the evaluator does not support";
   if (*dt != t.dtype() || rt.getShape() != t.shape())
-    return op->emitError() << what << " must be a " << describe(*dt, rt.getShape())
-                           << " tensor, got " << describe(t.dtype(), t.shape());
+    return op->emitError() << what << " must be a "
+                           << describe(*dt, rt.getShape()) << " tensor, got "
+                           << describe(t.dtype(), t.shape());
   return success();
 }
 
 } // namespace
 
 bool canEvaluate(Operation *op) {
-  return isa<graph::ConstantOp, graph::SqrtOp, graph::ReciprocalOp, graph::ExpOp,
-             graph::LogOp, graph::ErfOp, graph::TanhOp, graph::SigmoidOp,
-             graph::SinOp, graph::CosOp, graph::FloorOp, graph::CeilOp,
-             graph::NegOp, graph::AbsOp, graph::ReluOp, graph::GeluOp,
-             graph::LeakyReluOp, graph::ClipOp, graph::NotOp, graph::IsNaNOp,
-             graph::CastOp, graph::AddOp, graph::SubOp, graph::MulOp,
-             graph::DivOp, graph::MaxOp, graph::MinOp, graph::PowOp,
-             graph::EqualOp, graph::LessOp, graph::LessOrEqualOp,
-             graph::GreaterOp, graph::GreaterOrEqualOp, graph::AndOp,
-             graph::OrOp, graph::XorOp, graph::WhereOp, graph::ReduceSumOp,
-             graph::ReduceMeanOp, graph::ReduceMaxOp, graph::ReduceMinOp,
-             graph::ReduceProdOp, graph::SoftmaxOp, graph::LogSoftmaxOp,
-             graph::LayerNormOp, graph::BatchNormOp, graph::MatMulOp,
-             graph::GemmOp, graph::ConvOp, graph::MaxPoolOp,
-             graph::AveragePoolOp, graph::GatherOp, graph::GatherElementsOp,
-             graph::ReshapeOp, graph::TransposeOp, graph::ExpandOp,
-             graph::ConcatOp, graph::SliceOp, graph::TriluOp>(op);
+  return isa<
+      graph::ConstantOp, graph::SqrtOp, graph::ReciprocalOp, graph::ExpOp,
+      graph::LogOp, graph::ErfOp, graph::TanhOp, graph::SigmoidOp, graph::SinOp,
+      graph::CosOp, graph::FloorOp, graph::CeilOp, graph::NegOp, graph::AbsOp,
+      graph::ReluOp, graph::GeluOp, graph::LeakyReluOp, graph::ClipOp,
+      graph::NotOp, graph::IsNaNOp, graph::CastOp, graph::AddOp, graph::SubOp,
+      graph::MulOp, graph::DivOp, graph::MaxOp, graph::MinOp, graph::PowOp,
+      graph::EqualOp, graph::LessOp, graph::LessOrEqualOp, graph::GreaterOp,
+      graph::GreaterOrEqualOp, graph::AndOp, graph::OrOp, graph::XorOp,
+      graph::WhereOp, graph::ReduceSumOp, graph::ReduceMeanOp,
+      graph::ReduceMaxOp, graph::ReduceMinOp, graph::ReduceProdOp,
+      graph::SoftmaxOp, graph::LogSoftmaxOp, graph::LayerNormOp,
+      graph::BatchNormOp, graph::MatMulOp, graph::GemmOp, graph::ConvOp,
+      graph::MaxPoolOp, graph::AveragePoolOp, graph::GatherOp,
+      graph::GatherElementsOp, graph::ReshapeOp, graph::TransposeOp,
+      graph::ExpandOp, graph::ConcatOp, graph::SliceOp, graph::TriluOp>(op);
 }
 
-FailureOr<SmallVector<Tensor>> evaluateOp(Operation *op, ArrayRef<Tensor> operands) {
+FailureOr<SmallVector<Tensor>> evaluateOp(Operation *op,
+                                          ArrayRef<Tensor> operands) {
   if (!canEvaluate(op))
     return op->emitError() << "the reference evaluator does not support '"
                            << op->getName() << "'";
@@ -1093,7 +1266,8 @@ FailureOr<SmallVector<Tensor>> evaluateOp(Operation *op, ArrayRef<Tensor> operan
     return failure();
   if (operands.size() != op->getNumOperands())
     return op->emitError() << "evaluator got " << operands.size()
-                           << " tensors for " << op->getNumOperands() << " operands";
+                           << " tensors for " << op->getNumOperands()
+                           << " operands";
   for (auto [i, v] : llvm::enumerate(op->getOperands()))
     if (failed(checkTensorType(op, operands[i], v.getType(),
                                "operand #" + llvm::Twine(i))))
@@ -1107,7 +1281,8 @@ FailureOr<SmallVector<Tensor>> evaluateOp(Operation *op, ArrayRef<Tensor> operan
   FailureOr<Tensor> r = evalGraphOp(op, operands, *outType, rt.getShape());
   if (failed(r))
     return failure();
-  if (failed(checkTensorType(op, *r, rt, "internal error: the evaluated result")))
+  if (failed(
+          checkTensorType(op, *r, rt, "internal error: the evaluated result")))
     return failure();
   SmallVector<Tensor> results;
   results.push_back(std::move(*r));
@@ -1154,7 +1329,8 @@ FailureOr<std::vector<Tensor>> evaluateFunction(func::FuncOp fn,
     SmallVector<Tensor> args;
     for (Value v : op.getOperands()) {
       if (!env.count(v))
-        return op.emitError() << "operand is not defined inside the evaluated body";
+        return op.emitError()
+               << "operand is not defined inside the evaluated body";
       args.push_back(take(v));
     }
     if (isa<func::ReturnOp>(op))

@@ -57,29 +57,46 @@ unsigned bitWidth(DType t) {
 
 StringRef dtypeName(DType t) {
   switch (t) {
-  case DType::F16: return "f16";
-  case DType::BF16: return "bf16";
-  case DType::F32: return "f32";
-  case DType::F64: return "f64";
-  case DType::I1: return "i1";
-  case DType::I8: return "i8";
-  case DType::I16: return "i16";
-  case DType::I32: return "i32";
-  case DType::I64: return "i64";
-  case DType::U8: return "ui8";
-  case DType::U16: return "ui16";
-  case DType::U32: return "ui32";
-  case DType::U64: return "ui64";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::F32:
+    return "f32";
+  case DType::F64:
+    return "f64";
+  case DType::I1:
+    return "i1";
+  case DType::I8:
+    return "i8";
+  case DType::I16:
+    return "i16";
+  case DType::I32:
+    return "i32";
+  case DType::I64:
+    return "i64";
+  case DType::U8:
+    return "ui8";
+  case DType::U16:
+    return "ui16";
+  case DType::U32:
+    return "ui32";
+  case DType::U64:
+    return "ui64";
   }
   llvm_unreachable("unknown dtype");
 }
 
 Type dtypeToMlir(DType t, MLIRContext *ctx) {
   switch (t) {
-  case DType::F16: return Float16Type::get(ctx);
-  case DType::BF16: return BFloat16Type::get(ctx);
-  case DType::F32: return Float32Type::get(ctx);
-  case DType::F64: return Float64Type::get(ctx);
+  case DType::F16:
+    return Float16Type::get(ctx);
+  case DType::BF16:
+    return BFloat16Type::get(ctx);
+  case DType::F32:
+    return Float32Type::get(ctx);
+  case DType::F64:
+    return Float64Type::get(ctx);
   default:
     return IntegerType::get(ctx, bitWidth(t),
                             isUnsigned(t) ? IntegerType::Unsigned
@@ -88,21 +105,31 @@ Type dtypeToMlir(DType t, MLIRContext *ctx) {
 }
 
 FailureOr<DType> dtypeFromMlir(Type t) {
-  if (t.isF16()) return DType::F16;
-  if (t.isBF16()) return DType::BF16;
-  if (t.isF32()) return DType::F32;
-  if (t.isF64()) return DType::F64;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF64())
+    return DType::F64;
   auto it = dyn_cast<IntegerType>(t);
   if (!it)
     return failure();
   bool u = it.isUnsigned();
   switch (it.getWidth()) {
-  case 1: return DType::I1;
-  case 8: return u ? DType::U8 : DType::I8;
-  case 16: return u ? DType::U16 : DType::I16;
-  case 32: return u ? DType::U32 : DType::I32;
-  case 64: return u ? DType::U64 : DType::I64;
-  default: return failure();
+  case 1:
+    return DType::I1;
+  case 8:
+    return u ? DType::U8 : DType::I8;
+  case 16:
+    return u ? DType::U16 : DType::I16;
+  case 32:
+    return u ? DType::U32 : DType::I32;
+  case 64:
+    return u ? DType::U64 : DType::I64;
+  default:
+    return failure();
   }
 }
 
@@ -172,25 +199,38 @@ float bf16BitsToFloat(uint16_t bits) { return bitsFloat(uint32_t(bits) << 16); }
 // directly: binary32 has more than 2p+2 significand bits for p = 11 and 8.
 double roundToDType(DType t, double v) {
   switch (t) {
-  case DType::F64: return v;
-  case DType::F32: return static_cast<float>(v);
-  case DType::F16: return halfBitsToFloat(floatToHalfBits(static_cast<float>(v)));
-  case DType::BF16: return bf16BitsToFloat(floatToBF16Bits(static_cast<float>(v)));
-  default: return v;
+  case DType::F64:
+    return v;
+  case DType::F32:
+    return static_cast<float>(v);
+  case DType::F16:
+    return halfBitsToFloat(floatToHalfBits(static_cast<float>(v)));
+  case DType::BF16:
+    return bf16BitsToFloat(floatToBF16Bits(static_cast<float>(v)));
+  default:
+    return v;
   }
 }
 
 int64_t wrapToDType(DType t, int64_t v) {
   uint64_t u = static_cast<uint64_t>(v);
   switch (t) {
-  case DType::I1: return v != 0;
-  case DType::I8: return static_cast<int8_t>(static_cast<uint8_t>(u));
-  case DType::I16: return static_cast<int16_t>(static_cast<uint16_t>(u));
-  case DType::I32: return static_cast<int32_t>(static_cast<uint32_t>(u));
-  case DType::U8: return u & 0xffu;
-  case DType::U16: return u & 0xffffu;
-  case DType::U32: return u & 0xffffffffu;
-  default: return v;
+  case DType::I1:
+    return v != 0;
+  case DType::I8:
+    return static_cast<int8_t>(static_cast<uint8_t>(u));
+  case DType::I16:
+    return static_cast<int16_t>(static_cast<uint16_t>(u));
+  case DType::I32:
+    return static_cast<int32_t>(static_cast<uint32_t>(u));
+  case DType::U8:
+    return u & 0xffu;
+  case DType::U16:
+    return u & 0xffffu;
+  case DType::U32:
+    return u & 0xffffffffu;
+  default:
+    return v;
   }
 }
 
@@ -205,7 +245,8 @@ int64_t castFloatToInt(DType t, double v) {
     if (v <= 0)
       return 0;
     if (v >= std::ldexp(1.0, w))
-      return static_cast<int64_t>(w == 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1);
+      return static_cast<int64_t>(w == 64 ? ~uint64_t(0)
+                                          : (uint64_t(1) << w) - 1);
     return static_cast<int64_t>(static_cast<uint64_t>(v));
   }
   double lim = std::ldexp(1.0, w - 1);
@@ -247,7 +288,8 @@ std::string describe(DType t, ArrayRef<int64_t> shape) {
 //===----------------------------------------------------------------------===//
 
 Tensor::Tensor(DType dtype, ArrayRef<int64_t> shape)
-    : type(dtype), dims(shape.begin(), shape.end()), count(numElementsOf(shape)) {
+    : type(dtype), dims(shape.begin(), shape.end()),
+      count(numElementsOf(shape)) {
   if (eval::isFloat(dtype))
     fdata.assign(count, 0.0);
   else
@@ -374,19 +416,43 @@ static FailureOr<Tensor> tensorFromBlob(ArrayRef<char> data, DType dtype,
   const char *p = data.data();
   for (int64_t i = 0; i < n; ++i, p += bytes) {
     switch (dtype) {
-    case DType::F16: t.floats()[i] = halfBitsToFloat(endian::read<uint16_t, le>(p)); break;
-    case DType::BF16: t.floats()[i] = bf16BitsToFloat(endian::read<uint16_t, le>(p)); break;
-    case DType::F32: t.floats()[i] = endian::read<float, le>(p); break;
-    case DType::F64: t.floats()[i] = endian::read<double, le>(p); break;
-    case DType::I1: t.ints()[i] = *p != 0; break;
-    case DType::I8: t.ints()[i] = static_cast<int8_t>(*p); break;
-    case DType::U8: t.ints()[i] = static_cast<uint8_t>(*p); break;
-    case DType::I16: t.ints()[i] = endian::read<int16_t, le>(p); break;
-    case DType::U16: t.ints()[i] = endian::read<uint16_t, le>(p); break;
-    case DType::I32: t.ints()[i] = endian::read<int32_t, le>(p); break;
-    case DType::U32: t.ints()[i] = endian::read<uint32_t, le>(p); break;
+    case DType::F16:
+      t.floats()[i] = halfBitsToFloat(endian::read<uint16_t, le>(p));
+      break;
+    case DType::BF16:
+      t.floats()[i] = bf16BitsToFloat(endian::read<uint16_t, le>(p));
+      break;
+    case DType::F32:
+      t.floats()[i] = endian::read<float, le>(p);
+      break;
+    case DType::F64:
+      t.floats()[i] = endian::read<double, le>(p);
+      break;
+    case DType::I1:
+      t.ints()[i] = *p != 0;
+      break;
+    case DType::I8:
+      t.ints()[i] = static_cast<int8_t>(*p);
+      break;
+    case DType::U8:
+      t.ints()[i] = static_cast<uint8_t>(*p);
+      break;
+    case DType::I16:
+      t.ints()[i] = endian::read<int16_t, le>(p);
+      break;
+    case DType::U16:
+      t.ints()[i] = endian::read<uint16_t, le>(p);
+      break;
+    case DType::I32:
+      t.ints()[i] = endian::read<int32_t, le>(p);
+      break;
+    case DType::U32:
+      t.ints()[i] = endian::read<uint32_t, le>(p);
+      break;
     case DType::I64:
-    case DType::U64: t.ints()[i] = endian::read<int64_t, le>(p); break;
+    case DType::U64:
+      t.ints()[i] = endian::read<int64_t, le>(p);
+      break;
     }
   }
   return t;
@@ -395,7 +461,8 @@ static FailureOr<Tensor> tensorFromBlob(ArrayRef<char> data, DType dtype,
 static double apfloatToDouble(const llvm::APFloat &f) {
   llvm::APFloat d = f;
   bool lost;
-  d.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  d.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+            &lost);
   return d.convertToDouble();
 }
 
@@ -487,22 +554,37 @@ ElementsAttr tensorToAttr(const Tensor &t, RankedTensorType type) {
   for (int64_t i = 0; i < n; ++i, p += bytes) {
     switch (t.dtype()) {
     case DType::F16:
-      endian::write<uint16_t, le>(p, floatToHalfBits(static_cast<float>(t.floats()[i])));
+      endian::write<uint16_t, le>(
+          p, floatToHalfBits(static_cast<float>(t.floats()[i])));
       break;
     case DType::BF16:
-      endian::write<uint16_t, le>(p, floatToBF16Bits(static_cast<float>(t.floats()[i])));
+      endian::write<uint16_t, le>(
+          p, floatToBF16Bits(static_cast<float>(t.floats()[i])));
       break;
-    case DType::F32: endian::write<float, le>(p, static_cast<float>(t.floats()[i])); break;
-    case DType::F64: endian::write<double, le>(p, t.floats()[i]); break;
+    case DType::F32:
+      endian::write<float, le>(p, static_cast<float>(t.floats()[i]));
+      break;
+    case DType::F64:
+      endian::write<double, le>(p, t.floats()[i]);
+      break;
     case DType::I8:
-    case DType::U8: *p = static_cast<char>(t.ints()[i]); break;
+    case DType::U8:
+      *p = static_cast<char>(t.ints()[i]);
+      break;
     case DType::I16:
-    case DType::U16: endian::write<uint16_t, le>(p, static_cast<uint16_t>(t.ints()[i])); break;
+    case DType::U16:
+      endian::write<uint16_t, le>(p, static_cast<uint16_t>(t.ints()[i]));
+      break;
     case DType::I32:
-    case DType::U32: endian::write<uint32_t, le>(p, static_cast<uint32_t>(t.ints()[i])); break;
+    case DType::U32:
+      endian::write<uint32_t, le>(p, static_cast<uint32_t>(t.ints()[i]));
+      break;
     case DType::I64:
-    case DType::U64: endian::write<uint64_t, le>(p, static_cast<uint64_t>(t.ints()[i])); break;
-    case DType::I1: break;
+    case DType::U64:
+      endian::write<uint64_t, le>(p, static_cast<uint64_t>(t.ints()[i]));
+      break;
+    case DType::I1:
+      break;
     }
   }
   return DenseElementsAttr::getFromRawBuffer(type, ArrayRef<char>(raw));
@@ -532,8 +614,10 @@ Tensor randomTensor(DType dtype, ArrayRef<int64_t> shape, uint64_t seed) {
   if (t.isFloat()) {
     // -1 + k * 2^-m with m the dtype's fraction bits is exactly representable
     // and stays in [-1, 1).
-    int m = dtype == DType::F16 ? 10 : dtype == DType::BF16 ? 7
-            : dtype == DType::F32 ? 23 : 52;
+    int m = dtype == DType::F16    ? 10
+            : dtype == DType::BF16 ? 7
+            : dtype == DType::F32  ? 23
+                                   : 52;
     for (int64_t i = 0; i < n; ++i) {
       uint64_t k = rng.next() >> (64 - (m + 1));
       t.floats()[i] = -1.0 + std::ldexp(static_cast<double>(k), -m);

@@ -26,7 +26,21 @@
 
 namespace kiln::eval {
 
-enum class DType { F16, BF16, F32, F64, I1, I8, I16, I32, I64, U8, U16, U32, U64 };
+enum class DType {
+  F16,
+  BF16,
+  F32,
+  F64,
+  I1,
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64
+};
 
 /// True for F16, BF16, F32 and F64.
 bool isFloat(DType t);
@@ -78,7 +92,8 @@ public:
   static Tensor zeros(DType dtype, llvm::ArrayRef<int64_t> shape);
   /// Every element `value`, rounded (float) or converted with castFloatToInt
   /// (integer) to the dtype.
-  static Tensor filled(DType dtype, llvm::ArrayRef<int64_t> shape, double value);
+  static Tensor filled(DType dtype, llvm::ArrayRef<int64_t> shape,
+                       double value);
   /// Tensors from explicit data; values are rounded/wrapped to the dtype.
   /// The data size must equal the element count.
   static Tensor fromFloats(DType dtype, llvm::ArrayRef<int64_t> shape,
@@ -129,11 +144,11 @@ private:
   std::vector<int64_t> idata;
 };
 
-/// Reads a constant: DenseElementsAttr (splat or not), DenseResourceElementsAttr
-/// (raw little-endian blob; f16/bf16 as 16-bit patterns, i1 one byte per
-/// element) or any ElementsAttr that iterates as APInt/APFloat. Fails on
-/// unsupported element types, missing (elided) blobs or blobs of the wrong
-/// size.
+/// Reads a constant: DenseElementsAttr (splat or not),
+/// DenseResourceElementsAttr (raw little-endian blob; f16/bf16 as 16-bit
+/// patterns, i1 one byte per element) or any ElementsAttr that iterates as
+/// APInt/APFloat. Fails on unsupported element types, missing (elided) blobs or
+/// blobs of the wrong size.
 mlir::FailureOr<Tensor> tensorFromAttr(mlir::ElementsAttr attr);
 /// A DenseElementsAttr of `type` holding `t`; null if `type`'s shape or
 /// element type does not match the tensor.

@@ -7,7 +7,6 @@
 #include "dialects/graph/GraphOps.h"
 
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "kiln-fold-constants"
@@ -38,9 +37,9 @@ FailureOr<bool> kiln::foldConstantOp(Operation *op, OpBuilder &builder,
     if (!rt || !rt.hasStaticShape())
       return false;
     if (rt.getNumElements() > maxElements) {
-      LLVM_DEBUG(llvm::dbgs() << "not folding " << op->getName() << " at "
-                              << op->getLoc() << ": result of "
-                              << rt.getNumElements() << " elements\n");
+      LLVM_DEBUG(llvm::dbgs()
+                 << "not folding " << op->getName() << " at " << op->getLoc()
+                 << ": result of " << rt.getNumElements() << " elements\n");
       return false;
     }
     resultTypes.push_back(rt);
@@ -64,15 +63,17 @@ FailureOr<bool> kiln::foldConstantOp(Operation *op, OpBuilder &builder,
   for (auto [t, type] : llvm::zip_equal(*results, resultTypes)) {
     ElementsAttr attr = eval::tensorToAttr(t, type);
     if (!attr)
-      return op->emitError() << "internal error: evaluated result does not fit "
-                             << type;
+      return op->emitError()
+             << "internal error: evaluated result does not fit " << type;
     values.push_back(attr);
   }
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(op);
-  for (auto [result, type, attr] : llvm::zip_equal(op->getResults(), resultTypes, values))
+  for (auto [result, type, attr] :
+       llvm::zip_equal(op->getResults(), resultTypes, values))
     result.replaceAllUsesWith(
-        graph::ConstantOp::create(builder, op->getLoc(), type, attr).getResult());
+        graph::ConstantOp::create(builder, op->getLoc(), type, attr)
+            .getResult());
   op->erase();
   return true;
 }
@@ -87,18 +88,13 @@ struct FoldConstantsPass
     // are visited, so chains fold in one sweep.
     SmallVector<Operation *> candidates;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<graph::GraphDialect>(op->getDialect()) && !isa<graph::ConstantOp>(op))
+      if (isa_and_nonnull<graph::GraphDialect>(op->getDialect()) &&
+          !isa<graph::ConstantOp>(op))
         candidates.push_back(op);
     });
 
-    llvm::SetVector<Operation *> lostUses;
     OpBuilder builder(&getContext());
     for (Operation *op : candidates) {
-      SmallVector<Operation *> producers;
-      for (Value v : op->getOperands())
-        if (Operation *def = v.getDefiningOp())
-          producers.push_back(def);
-
       // The evaluator reports errors (an out-of-range constant index, say);
       // folding is an optimization, so they become a warning and the op stays.
       std::string reason;
@@ -115,14 +111,14 @@ struct FoldConstantsPass
         op->emitWarning() << "not folded: " << reason;
         continue;
       }
-      if (*folded) {
+      if (*folded)
         ++numFolded;
-        lostUses.insert(producers.begin(), producers.end());
-      }
     }
-    for (Operation *c : lostUses)
+    // Constants are pure: the folded operands and results nobody uses go.
+    getOperation()->walk([](graph::ConstantOp c) {
       if (c->use_empty())
         c->erase();
+    });
   }
 };
 } // namespace

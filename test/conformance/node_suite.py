@@ -48,6 +48,17 @@ KILN_IMPORT_OPS = frozenset("""
 
 RTOL, ATOL = 1e-3, 1e-5
 
+# Operands that Kiln needs as constants (it compiles static shapes). Node tests
+# often feed them as graph inputs; the suite freezes such inputs from the test
+# data with --input-value, as a user would (see frozen_inputs).
+SHAPE_OPERANDS = {
+    "Reshape": (1,), "Expand": (1,), "ConstantOfShape": (0,), "Range": (0, 1, 2),
+    "Slice": (1, 2, 3, 4), "Split": (1,), "Squeeze": (1,), "Unsqueeze": (1,),
+    "ReduceSum": (1,), "ReduceMean": (1,), "ReduceMax": (1,), "Trilu": (1,),
+}
+# Ops whose output depends on their input's shape only: a backward slice stops there.
+SHAPE_ONLY_OPS = {"Shape", "Size"}
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # kilnc's error line: "PATH: error: MSG" or "PATH: node 'NAME' (Op): error: MSG".
@@ -98,6 +109,7 @@ class Test:
         # as in onnx's backend runner.
         self.inputs = [i for i in self.model.graph.input if i.name not in inits]
         self.outputs = list(self.model.graph.output)
+        self.frozen = frozen_inputs(self.model.graph, {i.name for i in self.inputs})
 
     @property
     def selected(self):
@@ -110,6 +122,30 @@ class Test:
     def data_set(self):
         d = os.path.join(self.dir, "test_data_set_0")
         return d if os.path.isdir(d) else None
+
+
+def frozen_inputs(graph, input_names):
+    """Graph inputs whose values flow into a shape operand (SHAPE_OPERANDS),
+    found by walking producers backwards from each such operand; a walk stops
+    at Shape/Size, whose results do not depend on values. Top-level graph only."""
+    producer = {}
+    for node in graph.node:
+        for o in node.output:
+            producer[o] = node
+    todo = [node.input[i] for node in graph.node
+            for i in SHAPE_OPERANDS.get(node.op_type, ()) if i < len(node.input) and node.input[i]]
+    seen, found = set(), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in input_names:
+            found.add(name)
+        node = producer.get(name)
+        if node is not None and node.op_type not in SHAPE_ONLY_OPS:
+            todo += [i for i in node.input if i]
+    return sorted(found)
 
 
 def is_static(value_info):
@@ -138,7 +174,7 @@ def load_inputs(test):
     arrays = {}
     for vi, path in zip(test.inputs, files):
         if vi.type.WhichOneof("value") != "tensor_type":
-            return None, f"input '{vi.name}' is a {vi.type.WhichOneof('value')}, not a tensor"
+            return None, f"input '{vi.name}' is of type {vi.type.WhichOneof('value')}, not a tensor"
         try:
             arrays[vi.name] = load_pb(path)
         except Exception as e:  # a malformed or non-tensor .pb
@@ -177,7 +213,7 @@ def run_tool(cmd, timeout):
     dt = time.monotonic() - t0
     err = [l for l in p.stderr.decode("utf-8", "replace").splitlines() if l.strip()]
     if p.returncode < 0:
-        return "crash", p.returncode, "", err + [f"killed by signal {-p.returncode}"], dt
+        return "crash", p.returncode, "", [f"killed by signal {-p.returncode}"] + err, dt
     return ("pass" if p.returncode == 0 else "fail"), p.returncode, \
         p.stdout.decode("utf-8", "replace"), err, dt
 
@@ -207,10 +243,22 @@ def compare(name, got, want):
 
 
 def run_test(test, args):
+    with tempfile.TemporaryDirectory(prefix="kiln-node-") as tmp:
+        return run_test_in(test, args, tmp)
+
+
+def run_test_in(test, args, tmp):
     r = {"name": test.name, "ops": test.op_types, "model": test.model_path}
     arrays, in_err = load_inputs(test)
     extra = shape_args(test, arrays) if arrays else []
-    cmd = [args.kilnc, test.model_path, "--emit=graph"] + (["-O" + args.opt] if args.opt else []) + extra
+    frozen = [n for n in test.frozen if arrays and n in arrays] if args.freeze else []
+    for name in frozen:
+        npy = os.path.join(tmp, f"value{len(extra)}.npy")
+        np.save(npy, arrays[name])
+        extra += ["--input-value", f"{name}={npy}"]
+    r["frozen_inputs"] = frozen
+    opt = ["-O" + args.opt] if args.opt else []
+    cmd = [args.kilnc, test.model_path, "--emit=graph"] + opt + extra
     status, rc, _, err, dt = run_tool(cmd, args.timeout)
     r.update(import_status=status, import_rc=rc, import_errors=err, import_s=round(dt, 3))
     if status == "fail" and not err:
@@ -221,35 +269,34 @@ def run_test(test, args):
     if arrays is None:
         r.update(eval_status="skip", eval_errors=[in_err])
         return r
-    with tempfile.TemporaryDirectory(prefix="kiln-node-") as tmp:
-        inp, out = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
-        try:
-            np.savez(inp, **arrays)
-        except Exception as e:
-            r.update(eval_status="skip", eval_errors=[f"cannot write inputs: {e}"])
-            return r
-        cmd = [args.kiln_eval, test.model_path, "--inputs", inp, "--outputs", out] + extra
-        status, rc, _, err, dt = run_tool(cmd, args.eval_timeout)
-        r.update(eval_s=round(dt, 3))
-        if status != "pass":
-            r.update(eval_status=status, eval_errors=err or [f"(kiln-eval exited {rc})"])
-            return r
-        try:
-            want = load_outputs(test)
-            with np.load(out, allow_pickle=False) as z:
-                got = {k: z[k] for k in z.files}
-        except Exception as e:
-            r.update(eval_status="fail", eval_errors=[f"cannot read outputs: {e}"])
-            return r
-        reasons = []
-        for name, w in want.items():
-            if name not in got:
-                reasons.append(f"output '{name}' missing from kiln-eval's npz (has {sorted(got)})")
-                continue
-            why = compare(name, got[name], w)
-            if why:
-                reasons.append(why)
-        r.update(eval_status="fail" if reasons else "pass", eval_errors=reasons)
+    inp, out = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
+    try:
+        np.savez(inp, **{k: v for k, v in arrays.items() if k not in frozen})
+    except Exception as e:
+        r.update(eval_status="skip", eval_errors=[f"cannot write inputs: {e}"])
+        return r
+    cmd = [args.kiln_eval, test.model_path, "--inputs", inp, "--outputs", out] + extra
+    status, rc, _, err, dt = run_tool(cmd, args.eval_timeout)
+    r.update(eval_s=round(dt, 3))
+    if status != "pass":
+        r.update(eval_status=status, eval_errors=err or [f"(kiln-eval exited {rc})"])
+        return r
+    try:
+        want = load_outputs(test)
+        with np.load(out, allow_pickle=False) as z:
+            got = {k: z[k] for k in z.files}
+    except Exception as e:
+        r.update(eval_status="fail", eval_errors=[f"cannot read outputs: {e}"])
+        return r
+    reasons = []
+    for name, w in want.items():
+        if name not in got:
+            reasons.append(f"output '{name}' missing from kiln-eval's npz (has {sorted(got)})")
+            continue
+        why = compare(name, got[name], w)
+        if why:
+            reasons.append(why)
+    r.update(eval_status="fail" if reasons else "pass", eval_errors=reasons)
     return r
 
 
@@ -258,8 +305,8 @@ def normalize(line):
     m = ERROR_LINE.match(line)
     if m:
         line = (f"({m.group('op')}) " if m.group("op") else "") + m.group("msg")
-    line = re.sub(r"'[^']*'", "'…'", line)
-    return re.sub(r"\d+", "N", line)
+    line = re.sub(r"'[^']*'( \([^)]*\))?", "'…'", line)
+    return re.sub(r"\b\d+\b", "N", line)
 
 
 def first_line(errs, model_path=None):
@@ -289,6 +336,8 @@ def main():
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per kilnc run")
     p.add_argument("--eval-timeout", type=float, default=120.0, help="seconds per kiln-eval run")
     p.add_argument("-O", dest="opt", choices="0123", help="pass -ON to kilnc")
+    p.add_argument("--no-freeze", dest="freeze", action="store_false",
+                   help="do not freeze graph inputs that feed shape operands (--input-value)")
     p.add_argument("--filter", help="only tests whose name matches this regex (re.search)")
     p.add_argument("--sample", type=int, metavar="K",
                    help="deterministic subset: every K-th selected test in name order")
@@ -297,6 +346,8 @@ def main():
                    help="exit 1 unless imported/selected >= R (0.9 or 90%%)")
     p.add_argument("--min-eval-pass-rate", type=parse_rate, metavar="R",
                    help="with --evaluate: exit 1 unless numerically-passing/selected >= R")
+    p.add_argument("--min-selected", type=int, metavar="N",
+                   help="exit 1 if fewer than N tests are selected (guards the rate's denominator)")
     p.add_argument("--list", action="store_true", help="list the selected tests and exit")
     p.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
     a = p.parse_args()
@@ -384,18 +435,27 @@ def main():
             t, i, ok, bad = table[op]
             out.append(f"{op:<20} {t:6d} {i:6d} {ok:7d} {bad:8d}")
         untested = sorted(KILN_IMPORT_OPS - set(table))
-        if untested:
+        if untested and not (a.filter or a.sample):
             out.append("ops of the import list in no selected test: " + " ".join(untested))
 
-    out.append(f"selected {m} of {total} node tests (all ops in Kiln's import list) from {data}; "
+    which = f"node tests matching --filter '{a.filter}'" if a.filter else "node tests"
+    if a.sample and a.sample > 1:
+        which += f", every {a.sample}th selected (--sample)"
+    out.append(f"selected {m} of {total} {which} (all ops in Kiln's import list) from {data}; "
                f"{a.jobs} jobs, {wall:.1f} s")
+    if a.freeze:
+        nf = sum(bool(r["frozen_inputs"]) for r in results)
+        out.append(f"{nf} tests had graph inputs that feed shape operands frozen from "
+                   f"test_data_set_0 with --input-value (--no-freeze: off)")
     out.append(f"import: {n} passed of {m} selected ({100.0 * n / m:.1f}%), "
                f"{sum(r['import_status'] == 'crash' for r in results)} crashed, "
                f"{sum(r['import_status'] == 'timeout' for r in results)} timed out")
     ev_ok = sum(r.get("eval_status") == "pass" for r in results)
     if a.evaluate:
         out.append(f"evaluate: {ev_ok} passed of {n} imported, {ev_ok} of {m} selected "
-                   f"({100.0 * ev_ok / m:.1f}%) at rtol {RTOL:g}, atol {ATOL:g}")
+                   f"({100.0 * ev_ok / m:.1f}%) at rtol {RTOL:g}, atol {ATOL:g}; "
+                   f"{sum(r.get('eval_status') == 'crash' for r in results)} crashed, "
+                   f"{sum(r.get('eval_status') == 'timeout' for r in results)} timed out")
     print("\n".join(out))
 
     if a.json:
@@ -405,6 +465,10 @@ def main():
                        "kilnc": a.kilnc, "results": results}, f, indent=1)
 
     rc = 0
+    if a.min_selected is not None and m < a.min_selected:
+        print(f"node_suite: error: only {m} tests selected, --min-selected is {a.min_selected}",
+              file=sys.stderr)
+        rc = 1
     if a.min_pass_rate is not None and n < a.min_pass_rate * m:
         print(f"node_suite: error: import pass rate {n}/{m} = {n / m:.3f} is below "
               f"--min-pass-rate {a.min_pass_rate:g}", file=sys.stderr)
@@ -413,8 +477,12 @@ def main():
         print(f"node_suite: error: evaluate pass rate {ev_ok}/{m} = {ev_ok / m:.3f} is below "
               f"--min-eval-pass-rate {a.min_eval_pass_rate:g}", file=sys.stderr)
         rc = 1
-    if any(r["import_status"] == "crash" for r in results):
-        print("node_suite: error: kilnc crashed on some tests (see CRASH lines)", file=sys.stderr)
+    crashed = [f"{r['name']} ({'kilnc' if r['import_status'] == 'crash' else 'kiln-eval'})"
+               for r in results
+               if r["import_status"] == "crash" or r.get("eval_status") == "crash"]
+    if crashed:
+        print(f"node_suite: error: a crash fails the run whatever the pass rate; crashed on: "
+              f"{', '.join(crashed)}", file=sys.stderr)
         rc = 1
     return rc
 

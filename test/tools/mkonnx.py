@@ -50,7 +50,8 @@ Node names default to '<OP>_<n>', n counting the nodes of that op type from 0
 
 Options: --opset [DOMAIN=]N (default 17, repeatable; a node with another domain
 gets version 1 unless given), --ir-version N (default: the lowest IR version
-that supports the opsets), --check (onnx.checker with full_check),
+that supports the ai.onnx opset; below IR 4 initializers are also listed as
+graph inputs, as that version requires), --check (onnx.checker with full_check),
 --ort-check (load the model into an onnxruntime session), --value-info (store
 inferred intermediate types), --print (print the graph to stderr).
 """
@@ -545,8 +546,10 @@ def build(model, args):
         opsets.setdefault(domain, 1)
     for name, ty, arr in model.initializers:
         g.initializer.append(make_tensor(arr, name, ty[0]))
+    ir_version = args.ir_version or MIN_IR_VERSION.get(opsets[""], 13)
     g.input.extend(value_info(n, t) for n, t in model.inputs)
-    if args.initializers_as_inputs:
+    # Before IR version 4 every initializer had to be a graph input as well.
+    if args.initializers_as_inputs or ir_version < 4:
         g.input.extend(value_info(n, t) for n, t, _ in model.initializers)
 
     declared = {n: t for n, t in model.inputs}
@@ -557,7 +560,7 @@ def build(model, args):
     m = P.ModelProto(producer_name="mkonnx", graph=g)
     for domain, version in sorted(opsets.items()):
         m.opset_import.add(domain=domain, version=version)
-    m.ir_version = args.ir_version or MIN_IR_VERSION.get(opsets[""], 13)
+    m.ir_version = ir_version
 
     untyped = [o for o in m.graph.output if not o.type.HasField("tensor_type")]
     if untyped or args.value_info:

@@ -3,7 +3,8 @@
 // RUN: kiln-opt %s -kiln-fold-constants=max-elements=4 -split-input-file | FileCheck %s --check-prefix=LIMIT
 
 // Broadcasting add of a row vector, then a chain: mul by a scalar and sub.
-// The whole chain folds and every intermediate constant is erased.
+// The whole chain folds; every intermediate constant is erased, and so is
+// the folded result of the unused neg.
 // CHECK-LABEL: func.func @binary_broadcast_chain
 // CHECK-NEXT:    %[[C:.+]] = graph.constant dense<{{\[}}[2.200000e+01, 4.400000e+01, 6.600000e+01], [2.800000e+01, 5.000000e+01, 7.200000e+01]]> : tensor<2x3xf32>
 // CHECK-NEXT:    return %[[C]]
@@ -15,6 +16,7 @@ func.func @binary_broadcast_chain() -> tensor<2x3xf32> {
   %d = graph.mul %c, %two : tensor<2x3xf32>, tensor<f32> -> tensor<2x3xf32>
   %e = graph.sub %d, %c : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
   %f = graph.add %e, %e : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>
+  %unused = graph.neg %f : tensor<2x3xf32> -> tensor<2x3xf32>
   return %f : tensor<2x3xf32>
 }
 
