@@ -1047,6 +1047,35 @@ FailureOr<Tensor> evalGatherElements(Operation *op, const Tensor &data,
   });
 }
 
+/// GatherND: each k-tuple of `idx` (after `batchDims` shared leading axes)
+/// addresses a slice of `data`.
+FailureOr<Tensor> evalGatherND(Operation *op, const Tensor &data,
+                               const Tensor &idx, int64_t batchDims,
+                               ArrayRef<int64_t> outShape) {
+  int64_t k = idx.dim(idx.rank() - 1);
+  int64_t batches = product(data.shape().take_front(batchDims));
+  int64_t tuples = idx.numElements() / std::max<int64_t>(k, 1) / std::max<int64_t>(batches, 1);
+  int64_t slice = product(data.shape().drop_front(batchDims + k));
+  SmallVector<int64_t> dataStr = stridesFor(data.shape());
+  int64_t batchStride = batchDims ? dataStr[batchDims - 1] : 0;
+  std::vector<int64_t> base(batches * tuples);
+  for (int64_t bi = 0; bi < batches; ++bi)
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t off = bi * batchStride, row = (bi * tuples + t) * k;
+      for (int64_t j = 0; j < k; ++j) {
+        FailureOr<int64_t> p =
+            normalizeIndex(op, idx, row + j, data.dim(batchDims + j), batchDims + j);
+        if (failed(p))
+          return failure();
+        off += *p * dataStr[batchDims + j];
+      }
+      base[bi * tuples + t] = off;
+    }
+  return remap(data, outShape, [&](int64_t i) {
+    return base[i / std::max<int64_t>(slice, 1)] + i % std::max<int64_t>(slice, 1);
+  });
+}
+
 Tensor evalTranspose(const Tensor &x, ArrayRef<int64_t> perm,
                      ArrayRef<int64_t> outShape) {
   SmallVector<int64_t> inStr = stridesFor(x.shape());
@@ -1193,6 +1222,9 @@ FailureOr<Tensor> evalGraphOp(Operation *op, ArrayRef<Tensor> in, DType outType,
       .Case([&](graph::GatherElementsOp) {
         return evalGatherElements(op, in[0], in[1], axisOf());
       })
+      .Case([&](graph::GatherNDOp g) -> Result {
+        return evalGatherND(op, in[0], in[1], g.getBatchDims(), outShape);
+      })
       .Case(
           [&](graph::ReshapeOp) -> Result { return in[0].reshaped(outShape); })
       .Case([&](graph::TransposeOp t) -> Result {
@@ -1252,7 +1284,7 @@ bool canEvaluate(Operation *op) {
       graph::SoftmaxOp, graph::LogSoftmaxOp, graph::LayerNormOp,
       graph::BatchNormOp, graph::MatMulOp, graph::GemmOp, graph::ConvOp,
       graph::MaxPoolOp, graph::AveragePoolOp, graph::GatherOp,
-      graph::GatherElementsOp, graph::ReshapeOp, graph::TransposeOp,
+      graph::GatherElementsOp, graph::GatherNDOp, graph::ReshapeOp, graph::TransposeOp,
       graph::ExpandOp, graph::ConcatOp, graph::SliceOp, graph::TriluOp>(op);
 }
 

@@ -495,6 +495,31 @@ LogicalResult GatherElementsOp::verify() {
   return verifyResultShape(*this, idx.getShape());
 }
 
+LogicalResult GatherNDOp::verify() {
+  if (failed(requireStatic(*this)))
+    return failure();
+  auto data = getData().getType(), idx = getIndices().getType();
+  if (!isIntegerType(idx.getElementType()))
+    return emitOpError() << "requires integer indices, got " << idx;
+  int64_t b = getBatchDims();
+  if (idx.getRank() < 1 || data.getRank() < 1)
+    return emitOpError() << "requires data and indices of rank >= 1";
+  int64_t k = idx.getShape().back();
+  if (b < 0 || b >= std::min(data.getRank(), idx.getRank()))
+    return emitOpError() << "batch_dims " << b << " must be below both ranks";
+  if (k < 1 || b + k > data.getRank())
+    return emitOpError() << "index tuples of length " << k
+                         << " do not fit data of rank " << data.getRank()
+                         << " after " << b << " batch dims";
+  if (data.getShape().take_front(b) != idx.getShape().take_front(b))
+    return emitOpError() << "batch dimensions of data and indices differ";
+  SmallVector<int64_t> expected(idx.getShape().drop_back());
+  llvm::append_range(expected, data.getShape().drop_front(b + k));
+  if (failed(verifyResultElementType(*this, data.getElementType())))
+    return failure();
+  return verifyResultShape(*this, expected);
+}
+
 LogicalResult ReshapeOp::verify() {
   if (failed(requireStatic(*this)))
     return failure();

@@ -435,6 +435,27 @@ def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_GatherNDOp : Graph_Op<"gather_nd", [Pure]> {
+  let summary = "ONNX GatherND: gather slices addressed by index tuples";
+  let description = [{
+    `indices` has shape `[b..., r..., k]`; each k-tuple addresses axes
+    `batch_dims..batch_dims+k-1` of `data`. The result shape is
+    `indices.shape[:-1] + data.shape[batch_dims + k:]`; negative indices
+    count from the end.
+
+    ```mlir
+    %o = graph.gather_nd %d, %i {batch_dims = 0 : i64}
+        : tensor<2x3x4xf32>, tensor<5x2xi64> -> tensor<5x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$data, AnyRankedTensor:$indices,
+                   I64Attr:$batch_dims);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$data `,` $indices attr-dict `:` type($data) `,` "
+                       "type($indices) `->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
   let summary = "reinterpret a tensor with another static shape";
   let description = [{

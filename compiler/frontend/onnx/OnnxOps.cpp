@@ -507,6 +507,20 @@ LogicalResult gatherElements(NodeContext &n) {
       n.b.getI64IntegerAttr(*axis))});
 }
 
+LogicalResult gatherND(NodeContext &n) {
+  if (failed(requireInputs(n, 2, 2)))
+    return failure();
+  auto data = n.inputType(0), idx = n.inputType(1);
+  int64_t b = n.attrInt("batch_dims", 0);
+  if (idx.getRank() < 1 || idx.getShape().back() + b > data.getRank())
+    return n.error("index tuples do not fit the data's rank");
+  Shape out(idx.getShape().drop_back());
+  llvm::append_range(out, data.getShape().drop_front(b + idx.getShape().back()));
+  return n.setOutputs({n.create<g::GatherNDOp>(n.tensorType(out, data.getElementType()),
+                                               n.input(0), n.input(1),
+                                               n.b.getI64IntegerAttr(b))});
+}
+
 Value reshapeTo(NodeContext &n, Value v, ArrayRef<int64_t> shape) {
   auto t = cast<RankedTensorType>(v.getType());
   return n.create<g::ReshapeOp>(n.tensorType(shape, t.getElementType()), v);
@@ -1010,6 +1024,7 @@ const llvm::StringMap<OpHandler> &kiln::onnx_frontend::onnxOpHandlers() {
       {"GlobalMaxPool", globalPool<g::ReduceMaxOp>},
       {"Gather", gather},
       {"GatherElements", gatherElements},
+      {"GatherND", gatherND},
       {"Reshape", reshape},
       {"Flatten", flatten},
       {"Squeeze", squeeze},

@@ -483,3 +483,15 @@ func.func @max_elements() -> (tensor<3x2xi32>, tensor<2xi32>) {
   %s = graph.reduce_sum %a {axes = array<i64: 1>, keepdims = false} : tensor<2x3xi32> -> tensor<2xi32>
   return %t, %s : tensor<3x2xi32>, tensor<2xi32>
 }
+
+// -----
+
+// gather_nd picks rows by index pairs; a negative index counts from the end.
+// CHECK-LABEL: func.func @gather_nd
+func.func @gather_nd() -> tensor<2x2xi64> {
+  %d = graph.constant dense<[[[0, 1], [2, 3]], [[4, 5], [6, 7]]]> : tensor<2x2x2xi64>
+  %i = graph.constant dense<[[1, 0], [0, -1]]> : tensor<2x2xi64>
+  %r = graph.gather_nd %d, %i {batch_dims = 0 : i64} : tensor<2x2x2xi64>, tensor<2x2xi64> -> tensor<2x2xi64>
+  // CHECK: graph.constant dense<{{\[\[}}4, 5], [2, 3]]> : tensor<2x2xi64>
+  return %r : tensor<2x2xi64>
+}
