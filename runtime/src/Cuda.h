@@ -1,0 +1,105 @@
+// Device layer: the CUDA driver API, opened with dlopen at run time.
+//
+// Nothing links against libcuda: the driver is loaded on first use, so every
+// Kiln tool starts (and loads and verifies engines) on a machine without a GPU,
+// and the first call that needs one gets a KILN_NO_DEVICE status instead.
+// <cuda.h> is used for types and for the versioned ABI names of functions
+// (cuMemAlloc is the macro for cuMemAlloc_v2, and that is the name looked up).
+#ifndef KILN_RUNTIME_CUDA_H
+#define KILN_RUNTIME_CUDA_H
+
+#include "kiln/kiln.h"
+
+#include <cuda.h>
+
+#include <string>
+
+namespace kiln::rt::cuda {
+
+// The driver functions the runtime calls; every one must be present.
+#define KILN_CUDA_REQUIRED_FUNCTIONS(X)                                        \
+  X(cuInit)                                                                    \
+  X(cuDriverGetVersion)                                                        \
+  X(cuGetErrorName)                                                            \
+  X(cuGetErrorString)                                                          \
+  X(cuDeviceGetCount)                                                          \
+  X(cuDeviceGet)                                                               \
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuDeviceGetName)                                                           \
+  X(cuDevicePrimaryCtxRetain)                                                  \
+  X(cuDevicePrimaryCtxRelease)                                                 \
+  X(cuCtxPushCurrent)                                                          \
+  X(cuCtxPopCurrent)                                                           \
+  X(cuModuleLoadDataEx)                                                        \
+  X(cuModuleUnload)                                                            \
+  X(cuModuleGetFunction)                                                       \
+  X(cuFuncSetAttribute)                                                        \
+  X(cuMemAlloc)                                                                \
+  X(cuMemFree)                                                                 \
+  X(cuMemGetInfo)                                                              \
+  X(cuMemcpyHtoD)                                                              \
+  X(cuMemcpyHtoDAsync)                                                         \
+  X(cuMemcpyDtoHAsync)                                                         \
+  X(cuPointerGetAttribute)                                                     \
+  X(cuLaunchKernel)                                                            \
+  X(cuStreamCreate)                                                            \
+  X(cuStreamDestroy)                                                           \
+  X(cuStreamSynchronize)                                                       \
+  X(cuStreamIsCapturing)                                                       \
+  X(cuStreamBeginCapture)                                                      \
+  X(cuStreamEndCapture)                                                        \
+  X(cuGraphInstantiate)                                                        \
+  X(cuGraphLaunch)                                                             \
+  X(cuGraphDestroy)                                                            \
+  X(cuGraphExecDestroy)
+
+// Functions used when the driver has them (cuFuncGetParamInfo: CUDA 12.4+).
+#define KILN_CUDA_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo)
+
+/// The loaded driver: one function pointer per API function, named as in
+/// <cuda.h> (so `driver.cuMemAlloc(...)` reads like a plain driver call).
+struct Driver {
+  std::string library; ///< what was dlopen'ed
+  int version = 0;     ///< cuDriverGetVersion, e.g. 13000
+#define KILN_CUDA_MEMBER(name) decltype(&::name) name = nullptr;
+  KILN_CUDA_REQUIRED_FUNCTIONS(KILN_CUDA_MEMBER)
+  KILN_CUDA_OPTIONAL_FUNCTIONS(KILN_CUDA_MEMBER)
+#undef KILN_CUDA_MEMBER
+  CUresult initResult = CUDA_SUCCESS; ///< of cuInit(0), called once
+};
+
+/// The driver named by $KILN_CUDA_DRIVER_LIBRARY (default "libcuda.so.1"),
+/// loaded and initialized once per process and library name. KILN_NO_DEVICE
+/// when it cannot be loaded or cuInit finds no GPU.
+kiln_status getDriver(const Driver *&driver);
+
+/// "CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
+std::string errorText(const Driver &driver, CUresult result);
+
+/// nullptr for CUDA_SUCCESS; otherwise a status "<what>: <call> failed:
+/// <error>", with KILN_OUT_OF_MEMORY for allocation failures and
+/// KILN_DEVICE_ERROR for the rest.
+kiln_status check(const Driver &driver, CUresult result, const char *call,
+                  const std::string &what);
+
+/// Makes a context current for the scope and restores the previous one.
+class ContextScope {
+public:
+  ContextScope(const Driver &driver, CUcontext context);
+  ~ContextScope();
+  ContextScope(const ContextScope &) = delete;
+  ContextScope &operator=(const ContextScope &) = delete;
+  /// The cuCtxPushCurrent result; check it before doing anything else.
+  CUresult result() const { return result_; }
+
+private:
+  const Driver &driver_;
+  CUresult result_;
+};
+
+/// The ordinal of a device; KILN_NO_DEVICE with the count when out of range.
+kiln_status getDevice(const Driver &driver, int ordinal, CUdevice &device);
+
+} // namespace kiln::rt::cuda
+
+#endif // KILN_RUNTIME_CUDA_H
