@@ -1,0 +1,337 @@
+//===- kiln-run.cpp - Run a Kiln engine (in the spirit of trtexec) --------===//
+//
+// kiln-run model.engine [--inputs in.npz] [--seed S] [--outputs out.npz]
+//          [--compare ref.npz --rtol R --atol A] [--bench N] [--warmup W]
+//          [--device N]
+//
+// Runs the engine through the runtime's C API. Inputs missing from
+// --inputs are generated from --seed (floats uniform in [-1, 1), integers in
+// [0, 10), bools 0/1), never zeros. --bench times N runs after --warmup runs
+// and prints the median, p90, p99, min and max latency and the throughput.
+//
+//===----------------------------------------------------------------------===//
+#include "Npy.h"
+#include "kiln/kiln.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Options {
+  std::string engine, inputs, outputs, compare, saveInputs;
+  uint64_t seed = 0;
+  double rtol = 1e-3, atol = 1e-5;
+  int bench = 0, warmup = 10, device = 0;
+};
+
+void usage() {
+  std::printf(
+      "usage: kiln-run model.engine [options]\n"
+      "  --inputs FILE.npz     inputs by name (missing ones are generated)\n"
+      "  --seed N              seed for generated inputs (default 0)\n"
+      "  --save-inputs F.npz   write the inputs used\n"
+      "  --outputs FILE.npz    write the outputs\n"
+      "  --compare REF.npz     compare outputs with REF (by name)\n"
+      "  --rtol R --atol A     tolerances for --compare (default 1e-3, 1e-5)\n"
+      "  --bench N             time N runs (after --warmup W, default 10)\n"
+      "  --device N            CUDA device (default 0)\n"
+      "  --version, --help\n");
+}
+
+int fail(const std::string &msg, int code = 1) {
+  std::fprintf(stderr, "kiln-run: error: %s\n", msg.c_str());
+  return code;
+}
+
+/// Takes ownership of a status; returns true on success.
+bool ok(kiln_status s, std::string &msg) {
+  if (!s)
+    return true;
+  msg = kiln_status_message(s);
+  kiln_status_free(s);
+  return false;
+}
+
+const char *npyDescr(kiln_dtype t) {
+  switch (t) {
+  case KILN_DTYPE_F32: return "f4";
+  case KILN_DTYPE_F16: return "f2";
+  case KILN_DTYPE_F64: return "f8";
+  case KILN_DTYPE_I8: return "i1";
+  case KILN_DTYPE_I16: return "i2";
+  case KILN_DTYPE_I32: return "i4";
+  case KILN_DTYPE_I64: return "i8";
+  case KILN_DTYPE_U8: return "u1";
+  case KILN_DTYPE_U16: return "u2";
+  case KILN_DTYPE_U32: return "u4";
+  case KILN_DTYPE_U64: return "u8";
+  case KILN_DTYPE_BOOL: return "b1";
+  case KILN_DTYPE_BF16: return "V2"; // raw bfloat16 bits, as ml_dtypes saves them
+  default: return nullptr;
+  }
+}
+
+uint64_t splitmix(uint64_t &s) {
+  uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint16_t floatToHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
+  if (exp == 0xff)
+    return sign | 0x7c00 | (man ? 0x200 : 0);
+  int e = (int)exp - 127 + 15;
+  if (e >= 31)
+    return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10)
+      return sign;
+    man |= 0x800000;
+    uint32_t shift = 14 - e, half = man >> shift, rem = man & ((1u << shift) - 1);
+    uint32_t mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1)))
+      ++half;
+    return sign | half;
+  }
+  uint32_t half = sign | (e << 10) | (man >> 13), rem = man & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
+    ++half;
+  return half;
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, x;
+  if (exp == 0) {
+    if (!man) {
+      x = sign;
+    } else {
+      int e = -1;
+      do { ++e; man <<= 1; } while (!(man & 0x400));
+      x = sign | ((127 - 15 - e) << 23) | ((man & 0x3ff) << 13);
+    }
+  } else if (exp == 31) {
+    x = sign | 0x7f800000 | (man << 13);
+  } else {
+    x = sign | ((exp - 15 + 127) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+/// A deterministic non-zero random tensor.
+kiln::npy::Array randomArray(const kiln_tensor_info &info, uint64_t seed) {
+  kiln::npy::Array a;
+  a.dtype = npyDescr(info.dtype);
+  a.shape.assign(info.dims, info.dims + info.rank);
+  a.data.resize(info.size_bytes);
+  size_t n = info.size_bytes / std::max<size_t>(kiln_dtype_size(info.dtype), 1);
+  uint64_t s = seed * 0x100000001B3ull + 12345;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t r = splitmix(s);
+    double u = (double)(r >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    uint8_t *p = a.data.data();
+    switch (info.dtype) {
+    case KILN_DTYPE_F32: { float f = (float)u; std::memcpy(p + 4 * i, &f, 4); break; }
+    case KILN_DTYPE_F64: std::memcpy(p + 8 * i, &u, 8); break;
+    case KILN_DTYPE_F16: { uint16_t h = floatToHalf((float)u); std::memcpy(p + 2 * i, &h, 2); break; }
+    case KILN_DTYPE_BF16: { float f = (float)u; uint32_t x; std::memcpy(&x, &f, 4); uint16_t b = x >> 16; std::memcpy(p + 2 * i, &b, 2); break; }
+    case KILN_DTYPE_BOOL: p[i] = r & 1; break;
+    default: {
+      int64_t v = (int64_t)(r % 10);
+      std::memcpy(p + kiln_dtype_size(info.dtype) * i, &v, kiln_dtype_size(info.dtype));
+    }
+    }
+  }
+  return a;
+}
+
+double elementAsDouble(const kiln::npy::Array &a, size_t i) {
+  const uint8_t *p = a.data.data();
+  const std::string &d = a.dtype;
+  auto ld = [&](auto v) { std::memcpy(&v, p + sizeof(v) * i, sizeof(v)); return (double)v; };
+  if (d == "f4") return ld(float());
+  if (d == "f8") return ld(double());
+  if (d == "f2") { uint16_t h; std::memcpy(&h, p + 2 * i, 2); return halfToFloat(h); }
+  if (d == "V2") { uint16_t b; std::memcpy(&b, p + 2 * i, 2); uint32_t x = (uint32_t)b << 16; float f; std::memcpy(&f, &x, 4); return f; }
+  if (d == "i8") return ld(int64_t());
+  if (d == "i4") return ld(int32_t());
+  if (d == "i2") return ld(int16_t());
+  if (d == "i1") return ld(int8_t());
+  if (d == "u8") return ld(uint64_t());
+  if (d == "u4") return ld(uint32_t());
+  if (d == "u2") return ld(uint16_t());
+  if (d == "u1" || d == "b1") return p[i];
+  return NAN;
+}
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  size_t idx = std::min(v.size() - 1, (size_t)std::ceil(q * v.size()) - (q > 0 ? 1 : 0));
+  return v[idx];
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&](const char *flag) -> const char * {
+      if (i + 1 >= argc) {
+        fail(std::string(flag) + " needs a value");
+        std::exit(1);
+      }
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") { usage(); return 0; }
+    if (a == "--version") { std::printf("kiln-run (Kiln) runtime %s\n", kiln_runtime_version()); return 0; }
+    if (a == "--inputs") o.inputs = next("--inputs");
+    else if (a == "--outputs") o.outputs = next("--outputs");
+    else if (a == "--compare") o.compare = next("--compare");
+    else if (a == "--save-inputs") o.saveInputs = next("--save-inputs");
+    else if (a == "--seed") o.seed = std::strtoull(next("--seed"), nullptr, 10);
+    else if (a == "--rtol") o.rtol = std::atof(next("--rtol"));
+    else if (a == "--atol") o.atol = std::atof(next("--atol"));
+    else if (a == "--bench") o.bench = std::atoi(next("--bench"));
+    else if (a == "--warmup") o.warmup = std::atoi(next("--warmup"));
+    else if (a == "--device") o.device = std::atoi(next("--device"));
+    else if (!a.empty() && a[0] == '-') return fail("unknown option '" + a + "' (see --help)");
+    else if (o.engine.empty()) o.engine = a;
+    else return fail("more than one engine given");
+  }
+  if (o.engine.empty()) {
+    usage();
+    return 1;
+  }
+  std::string msg;
+  kiln_engine *engine = nullptr;
+  if (!ok(kiln_engine_load(o.engine.c_str(), &engine), msg))
+    return fail(msg);
+
+  kiln::npy::NamedArrays given, used;
+  if (!o.inputs.empty() && !kiln::npy::readNpz(o.inputs, given, msg))
+    return fail(msg);
+
+  kiln_context *ctx = nullptr;
+  if (!ok(kiln_context_create(engine, o.device, &ctx), msg)) {
+    kiln_engine_free(engine);
+    return fail(msg, 2);
+  }
+
+  for (size_t i = 0; i < kiln_engine_num_inputs(engine); ++i) {
+    kiln_tensor_info info;
+    if (!ok(kiln_engine_input_info(engine, i, &info), msg))
+      return fail(msg);
+    if (!npyDescr(info.dtype))
+      return fail(std::string("input '") + info.name + "' has dtype " + kiln_dtype_name(info.dtype) +
+                  ", which kiln-run cannot feed");
+    auto it = std::find_if(given.begin(), given.end(), [&](auto &p) { return p.first == info.name; });
+    kiln::npy::Array array;
+    if (it != given.end()) {
+      array = it->second;
+      bool shapeOk = array.shape == std::vector<int64_t>(info.dims, info.dims + info.rank);
+      if (array.dtype != npyDescr(info.dtype) || !shapeOk)
+        return fail(o.inputs + ": input '" + info.name + "' has dtype " + array.dtype +
+                    " and the wrong shape or dtype for the engine's " + kiln_dtype_name(info.dtype) + " input");
+    } else {
+      array = randomArray(info, o.seed + i);
+    }
+    if (!ok(kiln_copy_input_from_host(ctx, info.name, array.data.data(), array.data.size(), nullptr), msg))
+      return fail(msg);
+    used.emplace_back(info.name, std::move(array));
+  }
+  if (!o.saveInputs.empty() && !kiln::npy::writeNpz(o.saveInputs, used, msg))
+    return fail(msg);
+
+  if (!ok(kiln_run(ctx, nullptr), msg) || !ok(kiln_stream_synchronize(ctx, nullptr), msg))
+    return fail(msg);
+
+  kiln::npy::NamedArrays outs;
+  for (size_t i = 0; i < kiln_engine_num_outputs(engine); ++i) {
+    kiln_tensor_info info;
+    if (!ok(kiln_engine_output_info(engine, i, &info), msg))
+      return fail(msg);
+    kiln::npy::Array a;
+    a.dtype = npyDescr(info.dtype) ? npyDescr(info.dtype) : "u1";
+    a.shape.assign(info.dims, info.dims + info.rank);
+    a.data.resize(info.size_bytes);
+    if (!ok(kiln_copy_output_to_host(ctx, info.name, a.data.data(), a.data.size(), nullptr), msg))
+      return fail(msg);
+    outs.emplace_back(info.name, std::move(a));
+  }
+  if (!o.outputs.empty() && !kiln::npy::writeNpz(o.outputs, outs, msg))
+    return fail(msg);
+
+  int status = 0;
+  if (!o.compare.empty()) {
+    kiln::npy::NamedArrays ref;
+    if (!kiln::npy::readNpz(o.compare, ref, msg))
+      return fail(msg);
+    for (auto &[name, got] : outs) {
+      auto it = std::find_if(ref.begin(), ref.end(), [&](auto &p) { return p.first == name; });
+      if (it == ref.end()) {
+        std::printf("FAIL %s: not in %s\n", name.c_str(), o.compare.c_str());
+        status = 1;
+        continue;
+      }
+      const auto &want = it->second;
+      if (want.shape != got.shape) {
+        std::printf("FAIL %s: shape differs from the reference\n", name.c_str());
+        status = 1;
+        continue;
+      }
+      size_t n = got.numElements(), bad = 0;
+      double maxErr = 0, maxRef = 0;
+      for (size_t k = 0; k < n; ++k) {
+        double g = elementAsDouble(got, k), w = elementAsDouble(want, k);
+        if (std::isnan(g) && std::isnan(w))
+          continue;
+        double err = std::fabs(g - w);
+        if (!(err <= o.atol + o.rtol * std::fabs(w)))
+          ++bad;
+        maxErr = std::max(maxErr, std::isnan(err) ? INFINITY : err);
+        maxRef = std::max(maxRef, std::fabs(w));
+      }
+      std::printf("%s %s: max abs err %.3g (max |ref| %.3g), %zu of %zu elements outside rtol %g atol %g\n",
+                  bad ? "FAIL" : "PASS", name.c_str(), maxErr, maxRef, bad, n, o.rtol, o.atol);
+      if (bad)
+        status = 1;
+    }
+  }
+
+  if (o.bench > 0) {
+    for (int i = 0; i < o.warmup; ++i)
+      if (!ok(kiln_run(ctx, nullptr), msg))
+        return fail(msg);
+    if (!ok(kiln_stream_synchronize(ctx, nullptr), msg))
+      return fail(msg);
+    std::vector<double> ms;
+    for (int i = 0; i < o.bench; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      if (!ok(kiln_run(ctx, nullptr), msg) || !ok(kiln_stream_synchronize(ctx, nullptr), msg))
+        return fail(msg);
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+    double med = percentile(ms, 0.5);
+    std::printf("bench: %d runs (after %d warm-up), latency ms: median %.4f  p90 %.4f  p99 %.4f  "
+                "min %.4f  max %.4f; throughput %.1f inferences/s; cuda graph %s\n",
+                o.bench, o.warmup, med, percentile(ms, 0.9), percentile(ms, 0.99),
+                *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
+                1000.0 / med, kiln_context_uses_graph(ctx) ? "on" : "off");
+  }
+  kiln_context_free(ctx);
+  kiln_engine_free(engine);
+  return status;
+}
