@@ -275,7 +275,18 @@ def run_test_in(test, args, tmp):
     except Exception as e:
         r.update(eval_status="skip", eval_errors=[f"cannot write inputs: {e}"])
         return r
-    cmd = [args.kiln_eval, test.model_path, "--inputs", inp, "--outputs", out] + extra
+    if args.backend == "gpu":
+        # Compile an engine (NVRTC) and run it on the GPU through kiln-run.
+        engine = os.path.join(tmp, "model.engine")
+        cmd = [args.kilnc, test.model_path, "-o", engine] + opt + extra
+        status, rc, _, err, dt = run_tool(cmd, args.timeout)
+        r.update(compile_s=round(dt, 3))
+        if status != "pass":
+            r.update(eval_status=status, eval_errors=err or [f"(kilnc exited {rc})"])
+            return r
+        cmd = [args.kiln_run, engine, "--inputs", inp, "--outputs", out]
+    else:
+        cmd = [args.kiln_eval, test.model_path, "--inputs", inp, "--outputs", out] + extra
     status, rc, _, err, dt = run_tool(cmd, args.eval_timeout)
     r.update(eval_s=round(dt, 3))
     if status != "pass":
@@ -331,7 +342,10 @@ def main():
     p.add_argument("--data", help="folder of node tests (default: the onnx package's)")
     p.add_argument("--kilnc", help="kilnc binary (default: PATH, then build/bin)")
     p.add_argument("--kiln-eval", help="kiln-eval binary (default: beside kilnc, PATH, build/bin)")
-    p.add_argument("--evaluate", action="store_true", help="also run kiln-eval and compare outputs")
+    p.add_argument("--evaluate", action="store_true", help="also run the model and compare outputs")
+    p.add_argument("--backend", choices=["eval", "gpu"], default="eval",
+                   help="with --evaluate: kiln-eval on the CPU, or an engine on the GPU through kiln-run")
+    p.add_argument("--kiln-run", help="kiln-run binary (default: beside kilnc, PATH, build/bin)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per kilnc run")
     p.add_argument("--eval-timeout", type=float, default=120.0, help="seconds per kiln-eval run")
@@ -383,7 +397,13 @@ def main():
     if not a.kilnc:
         print("node_suite: error: kilnc not found (--kilnc, PATH or build/bin)", file=sys.stderr)
         return 2
-    if a.evaluate:
+    if a.evaluate and a.backend == "gpu":
+        a.kiln_run = find_tool("kiln-run", a.kiln_run, beside=a.kilnc)
+        if not a.kiln_run:
+            print("node_suite: error: kiln-run not found (--kiln-run, beside kilnc, PATH or "
+                  "build/bin)", file=sys.stderr)
+            return 2
+    elif a.evaluate:
         a.kiln_eval = find_tool("kiln-eval", a.kiln_eval, beside=a.kilnc)
         if not a.kiln_eval:
             print("node_suite: error: kiln-eval not found (--kiln-eval, beside kilnc, PATH or "

@@ -106,7 +106,9 @@ struct DtypeInfo {
 constexpr DtypeInfo kDtypes[] = {{"b1", 1}, {"i1", 1},  {"u1", 1}, {"i2", 2},
                                  {"u2", 2}, {"f2", 2},  {"i4", 4}, {"u4", 4},
                                  {"f4", 4}, {"i8", 8},  {"u8", 8}, {"f8", 8},
-                                 {"c8", 8}, {"c16", 16}};
+                                 {"c8", 8}, {"c16", 16},
+                                 // Raw 2-byte records: bfloat16 as ml_dtypes saves it.
+                                 {"V2", 2}};
 
 //===----------------------------------------------------------------------===//
 // .npy header
@@ -308,7 +310,7 @@ bool parseDescr(const std::string &descr, std::string &dtype,
     error = "unsupported dtype '" + descr + "'";
     return false;
   }
-  if (size > 1 && descr[0] == '|') {
+  if (size > 1 && descr[0] == '|' && body[0] != 'V') {
     error = "dtype '" + descr + "' lacks a byte order";
     return false;
   }

@@ -52,8 +52,8 @@ static const DTypeName kDTypes[] = {
     {eval::DType::I1, "b1"},  {eval::DType::I8, "i1"},  {eval::DType::I16, "i2"},
     {eval::DType::I32, "i4"}, {eval::DType::I64, "i8"}, {eval::DType::U8, "u1"},
     {eval::DType::U16, "u2"}, {eval::DType::U32, "u4"}, {eval::DType::U64, "u8"},
-    // bf16 has no numpy dtype: it travels as f4.
-    {eval::DType::BF16, "f4"},
+    // bf16 has no numpy dtype: raw 16-bit records, as ml_dtypes saves it.
+    {eval::DType::BF16, "V2"},
 };
 
 static const char *npyName(eval::DType t) {
@@ -84,7 +84,7 @@ static std::optional<eval::Tensor> arrayToTensor(const npy::Array &a, eval::DTyp
   for (int64_t i = 0; i < n; ++i) {
     switch (want) {
     case eval::DType::F16: t.setDouble(i, eval::halfBitsToFloat(load<uint16_t>(p + 2 * i))); break;
-    case eval::DType::BF16:
+    case eval::DType::BF16: t.setDouble(i, eval::bf16BitsToFloat(load<uint16_t>(p + 2 * i))); break;
     case eval::DType::F32: t.setDouble(i, load<float>(p + 4 * i)); break;
     case eval::DType::F64: t.setDouble(i, load<double>(p + 8 * i)); break;
     case eval::DType::I1: case eval::DType::U8: t.setInt(i, p[i]); break;
@@ -108,7 +108,7 @@ static npy::Array tensorToArray(const eval::Tensor &t) {
   for (int64_t i = 0; i < t.numElements(); ++i) {
     switch (t.dtype()) {
     case eval::DType::F16: store<uint16_t>(p + 2 * i, eval::floatToHalfBits((float)t.getDouble(i))); break;
-    case eval::DType::BF16:
+    case eval::DType::BF16: store<uint16_t>(p + 2 * i, eval::floatToBF16Bits((float)t.getDouble(i))); break;
     case eval::DType::F32: store<float>(p + 4 * i, (float)t.getDouble(i)); break;
     case eval::DType::F64: store<double>(p + 8 * i, t.getDouble(i)); break;
     case eval::DType::I1: case eval::DType::U8: case eval::DType::I8: p[i] = (uint8_t)t.getInt(i); break;
