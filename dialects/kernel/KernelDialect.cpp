@@ -41,7 +41,7 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   return op->emitError() << "unknown kernel dialect attribute '"
-                         << attr.getName() << "'";
+                         << attr.getName().getValue() << "'";
 }
 
 LogicalResult KernelDialect::verifyRegionArgAttribute(Operation *op,

@@ -14,8 +14,9 @@ using namespace kiln::kernel;
 int64_t AllocOp::getByteSize() { return bufferByteSize(getType()); }
 
 LogicalResult AllocOp::verify() {
-  if (auto offset = getOffset(); offset && *offset < 0)
-    return emitOpError() << "offset " << *offset << " is negative";
+  // Read the attribute itself: the accessor returns the value as unsigned.
+  if (IntegerAttr offset = getOffsetAttr(); offset && offset.getInt() < 0)
+    return emitOpError() << "offset " << offset.getInt() << " is negative";
   return success();
 }
 
@@ -38,7 +39,7 @@ LogicalResult WeightOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AliasOp::verify() {
-  int64_t offset = getOffset();
+  int64_t offset = getOffsetAttr().getInt();
   int64_t srcBytes = bufferByteSize(getSource().getType());
   int64_t viewBytes = bufferByteSize(getType());
   int64_t elemBytes = elementByteSize(getType().getElementType());
@@ -90,9 +91,9 @@ LogicalResult LaunchOp::verify() {
                          << " threads exceeds 1024";
   if (block[2] > 64)
     return emitOpError() << "block z must be at most 64";
-  if (getSmem() < 0 || getSmem() > 227 * 1024)
-    return emitOpError() << "smem " << getSmem()
-                         << " is outside [0, 232448] bytes";
+  int64_t smem = getSmemAttr().getInt();
+  if (smem < 0 || smem > 227 * 1024)
+    return emitOpError() << "smem " << smem << " is outside [0, 232448] bytes";
   for (Value out : getOutputs())
     if (llvm::is_contained(getInputs(), out))
       return emitOpError() << "writes a buffer it also reads";

@@ -61,4 +61,6 @@ config.substitutions.append(("%kiln-opt", os.path.join(kiln_tools_dir, "kiln-opt
 config.substitutions.append(
     ("%mkonnx", '"%s" "%s"' % (python_executable,
                                os.path.join(kiln_src_root, "test", "tools", "mkonnx.py"))))
+# Before lit's own %p (source dir), which would otherwise eat "%python".
+config.substitutions.append(("%python", '"%s"' % python_executable))
 config.substitutions.append(("%kiln_src_root", kiln_src_root))
