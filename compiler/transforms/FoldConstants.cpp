@@ -65,7 +65,12 @@ FailureOr<bool> kiln::foldConstantOp(Operation *op, OpBuilder &builder,
     if (!attr)
       return op->emitError()
              << "internal error: evaluated result does not fit " << type;
-    values.push_back(attr);
+    // Folded weights (a transposed or scaled initializer) stay out of the
+    // printed IR like the initializers they came from.
+    std::string name = "folded";
+    if (auto loc = dyn_cast<NameLoc>(op->getLoc()))
+      name = loc.getName().str();
+    values.push_back(graph::makeWeightAttr(cast<DenseElementsAttr>(attr), name));
   }
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPoint(op);

@@ -1,9 +1,12 @@
 //===- GraphOps.cpp - Kiln graph dialect verifiers and folders ------------===//
 #include "dialects/graph/GraphOps.h"
 
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace kiln::graph;
@@ -48,6 +51,34 @@ int64_t kiln::graph::windowOutputSize(int64_t in, int64_t kernel,
   return out;
 }
 
+FailureOr<int64_t> kiln::graph::checkedNumElements(ArrayRef<int64_t> shape) {
+  constexpr int64_t kMax = int64_t(1) << 48;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d != 0 && n > kMax / d))
+      return failure();
+    n *= d;
+  }
+  return n;
+}
+
+ElementsAttr kiln::graph::makeWeightAttr(DenseElementsAttr value, StringRef name,
+                                         int64_t inlineLimit) {
+  auto type = cast<ShapedType>(value.getType());
+  if (value.isSplat() || type.getElementType().isInteger(1) ||
+      type.getNumElements() <= inlineLimit)
+    return value;
+  unsigned bytes = std::max(1u, type.getElementTypeBitWidth() / 8);
+  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(value.getRawData(), bytes);
+  // Resource keys print bare: keep them to identifier characters.
+  std::string key;
+  for (char c : name)
+    key += (llvm::isAlnum(c) || c == '_' || c == '.') ? c : '_';
+  if (key.empty() || !llvm::isAlpha(key[0]))
+    key = "w_" + key;
+  return DenseResourceElementsAttr::get(type, key, std::move(blob));
+}
+
 static RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());
 }
@@ -69,6 +100,8 @@ static LogicalResult requireStatic(Operation *op) {
     for (int64_t d : rt.getShape())
       if (d < 0)
         return op->emitOpError() << "has a negative dimension in " << t;
+    if (failed(checkedNumElements(rt.getShape())))
+      return op->emitOpError() << "has a tensor of more than 2^48 elements: " << t;
   }
   return success();
 }
@@ -608,7 +641,7 @@ LogicalResult SliceOp::verify() {
       return emitOpError() << "step on axis " << d << " is zero";
     if (n == 0)
       continue;
-    int64_t last = starts[d] + (n - 1) * steps[d];
+    __int128 last = (__int128)starts[d] + (__int128)(n - 1) * steps[d];
     if (starts[d] < 0 || starts[d] >= dim || last < 0 || last >= dim)
       return emitOpError() << "axis " << d << " reads outside [0, " << dim
                            << "): start " << starts[d] << ", step " << steps[d]

@@ -27,6 +27,16 @@ int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
                          int64_t padBegin, int64_t padEnd, int64_t dilation,
                          bool ceilMode);
 
+/// `value` as a constant attribute that keeps weights out of printed IR:
+/// splats, i1 tensors and tensors of at most `inlineLimit` elements stay
+/// dense<...>; larger ones become a dense_resource blob named `name`.
+mlir::ElementsAttr makeWeightAttr(mlir::DenseElementsAttr value, llvm::StringRef name,
+                                  int64_t inlineLimit = 16);
+
+/// Number of elements of a static shape, or failure when a dimension is
+/// negative or the count exceeds 2^48 (the largest tensor Kiln accepts).
+mlir::FailureOr<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
+
 namespace detail {
 llvm::LogicalResult verifyFloatUnary(mlir::Operation *op);
 llvm::LogicalResult verifyNumericUnary(mlir::Operation *op);

@@ -80,9 +80,16 @@ def load_onnx_protos():
         pkg.__path__ = list(spec.submodule_search_locations)
         pkg.__spec__ = spec
         sys.modules["onnx"] = pkg
-    from onnx import onnx_cpp2py_export, onnx_ml_pb2
+        try:
+            from onnx import onnx_cpp2py_export, onnx_ml_pb2
 
-    return onnx_ml_pb2, onnx_cpp2py_export
+            return onnx_ml_pb2, onnx_cpp2py_export
+        except ImportError:  # a package layout this shortcut does not know
+            for name in [m for m in sys.modules if m == "onnx" or m.startswith("onnx.")]:
+                del sys.modules[name]
+    import onnx
+
+    return onnx.onnx_ml_pb2, onnx.onnx_cpp2py_export
 
 
 P, C = load_onnx_protos()
@@ -298,9 +305,10 @@ class Parser:
         model.nodes.append((op, inputs, outs, attrs, name, domain))
 
     def parse_type(self):
+        tok = self.peek()
         dtype = self.expect_name("a dtype")
         if dtype not in DTYPES:
-            raise self.error("unknown dtype %r (one of %s)" % (dtype, ", ".join(DTYPES)))
+            raise self.error("unknown dtype %r (one of %s)" % (dtype, ", ".join(DTYPES)), tok)
         if not self.accept("["):
             return (dtype, [])
         if self.accept("*"):

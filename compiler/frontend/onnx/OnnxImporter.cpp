@@ -56,6 +56,8 @@ static bool isDefaultDomain(const std::string &d) {
   return d.empty() || d == "ai.onnx";
 }
 
+static std::string sanitizeResourceName(llvm::StringRef name);
+
 class Importer {
 public:
   Importer(MLIRContext &ctx, const ImportOptions &options,
@@ -138,7 +140,12 @@ Value Importer::makeConstant(Location loc, const std::string &name,
 
 Value Importer::constantFromTensor(Location loc, const eval::Tensor &t,
                                    RankedTensorType type) {
-  return graph::ConstantOp::create(builder, loc, type, eval::tensorToAttr(t, type));
+  auto dense = cast<DenseElementsAttr>(eval::tensorToAttr(t, type));
+  std::string name = "folded";
+  if (auto nameLoc = dyn_cast<NameLoc>(loc))
+    name = sanitizeResourceName(nameLoc.getName().getValue());
+  return graph::ConstantOp::create(
+      builder, loc, type, graph::makeWeightAttr(dense, name, options.inlineConstantLimit));
 }
 
 /// Evaluates `op` when all its operands are small constants and replaces it
@@ -279,6 +286,11 @@ FailureOr<int64_t> NodeContext::normalizeAxis(int64_t axis, int64_t rank) {
 }
 
 Value NodeContext::finishOp(Operation *op) {
+  for (Type t : op->getResultTypes())
+    if (failed(graph::checkedNumElements(cast<RankedTensorType>(t).getShape()))) {
+      op->erase();
+      return error("result type " + typeString(t) + " has more than 2^48 elements");
+    }
   if (failed(mlir::verify(op))) {
     op->erase();
     errorSeen = true; // the diagnostic handler reported the verifier's message
@@ -412,7 +424,12 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node, int index,
                                "') is not supported");
       return failure();
     }
-    values[node.output(i)] = outs[i];
+    if (!values.emplace(node.output(i), outs[i]).second) {
+      report(&node, index, "output '" + node.output(i) +
+                               "' is already defined (by a graph input, an initializer or "
+                               "an earlier node); ONNX graphs are in SSA form");
+      return failure();
+    }
   }
   currentNode = nullptr;
   return success();
@@ -458,9 +475,17 @@ OwningOpRef<ModuleOp> Importer::run() {
     module->getOperation()->setAttr("graph.model_name", builder.getStringAttr(graph.name()));
   module->getOperation()->setAttr("graph.opset", builder.getI64IntegerAttr(opset));
 
-  llvm::StringSet<> initializerNames;
+  llvm::StringSet<> initializerNames, inputNames;
   for (const auto &init : graph.initializer())
-    initializerNames.insert(init.name());
+    if (!initializerNames.insert(init.name()).second) {
+      report(nullptr, 0, "initializer '" + init.name() + "' is defined twice");
+      return nullptr;
+    }
+  for (const auto &vi : graph.input())
+    if (!inputNames.insert(vi.name()).second) {
+      report(nullptr, 0, "graph input '" + vi.name() + "' is declared twice");
+      return nullptr;
+    }
 
   // Graph inputs (initializers listed as inputs are constants, not inputs).
   llvm::SmallVector<Type> argTypes;

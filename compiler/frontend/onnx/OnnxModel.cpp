@@ -70,7 +70,7 @@ FailureOr<Type> elementTypeFromOnnx(int32_t t, MLIRContext *ctx) {
 std::string onnxTypeName(int32_t t) {
   if (onnx::TensorProto::DataType_IsValid(t))
     return onnx::TensorProto::DataType_Name((onnx::TensorProto::DataType)t);
-  return "type " + std::to_string(t);
+  return std::to_string(t);
 }
 
 int64_t storageBytes(Type t) {

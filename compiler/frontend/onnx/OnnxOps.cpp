@@ -400,6 +400,24 @@ Shape intsOr(NodeContext &n, StringRef name, size_t count, int64_t dflt) {
   return Shape(count, dflt);
 }
 
+/// Window attributes must be positive before any output size is computed.
+LogicalResult checkWindow(NodeContext &n, ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> dilations, size_t k) {
+  if (kernel.size() != k || strides.size() != k || dilations.size() != k)
+    return n.error("kernel_shape, strides and dilations must have " + Twine(k) + " entries");
+  for (size_t i = 0; i < k; ++i)
+    if (kernel[i] <= 0 || strides[i] <= 0 || dilations[i] <= 0)
+      return n.error("kernel sizes, strides and dilations must be positive");
+  return success();
+}
+
+LogicalResult checkOutputExtents(NodeContext &n, ArrayRef<int64_t> out) {
+  for (int64_t d : out.drop_front(2))
+    if (d <= 0)
+      return n.error("the window is larger than the padded input (output extent " + Twine(d) + ")");
+  return success();
+}
+
 LogicalResult conv(NodeContext &n) {
   if (failed(requireInputs(n, 2, 3)))
     return failure();
@@ -411,8 +429,8 @@ LogicalResult conv(NodeContext &n) {
   if (auto ks = n.attrInts("kernel_shape"); ks && *ks != kernel)
     return n.error("kernel_shape does not match the weight's shape");
   Shape strides = intsOr(n, "strides", k, 1), dil = intsOr(n, "dilations", k, 1);
-  if (strides.size() != k || dil.size() != k)
-    return n.error("strides and dilations must have " + Twine(k) + " entries");
+  if (failed(checkWindow(n, kernel, strides, dil, k)))
+    return failure();
   auto pads = windowPads(n, x.getShape().drop_front(2), kernel, strides, dil);
   if (failed(pads))
     return failure();
@@ -420,6 +438,8 @@ LogicalResult conv(NodeContext &n) {
   for (size_t i = 0; i < k; ++i)
     out.push_back(g::windowOutputSize(x.getDimSize(i + 2), kernel[i], strides[i],
                                       (*pads)[i], (*pads)[i + k], dil[i], false));
+  if (failed(checkOutputExtents(n, out)))
+    return failure();
   return n.setOutputs({n.create<g::ConvOp>(
       n.tensorType(out, x.getElementType()), n.input(0), n.input(1), n.input(2),
       n.b.getDenseI64ArrayAttr(strides), n.b.getDenseI64ArrayAttr(*pads),
@@ -442,8 +462,8 @@ LogicalResult pool(NodeContext &n) {
   if (!kernel || kernel->size() != k)
     return n.error("kernel_shape must have " + Twine(k) + " entries");
   Shape strides = intsOr(n, "strides", k, 1), dil = intsOr(n, "dilations", k, 1);
-  if (strides.size() != k || dil.size() != k)
-    return n.error("strides and dilations must have " + Twine(k) + " entries");
+  if (failed(checkWindow(n, *kernel, strides, dil, k)))
+    return failure();
   auto pads = windowPads(n, x.getShape().drop_front(2), *kernel, strides, dil);
   if (failed(pads))
     return failure();
@@ -452,6 +472,8 @@ LogicalResult pool(NodeContext &n) {
   for (size_t i = 0; i < k; ++i)
     out.push_back(g::windowOutputSize(x.getDimSize(i + 2), (*kernel)[i], strides[i],
                                       (*pads)[i], (*pads)[i + k], dil[i], ceil));
+  if (failed(checkOutputExtents(n, out)))
+    return failure();
   return n.setOutputs({n.create<OpTy>(
       n.tensorType(out, x.getElementType()), n.input(0), n.b.getDenseI64ArrayAttr(*kernel),
       n.b.getDenseI64ArrayAttr(strides), n.b.getDenseI64ArrayAttr(*pads),
@@ -616,6 +638,8 @@ LogicalResult squeeze(NodeContext &n) {
       return failure();
     if (in[*d] != 1)
       return n.error("cannot squeeze axis " + Twine(a) + " of size " + Twine(in[*d]));
+    if (drop[*d])
+      return n.error("axes contain a duplicate");
     drop[*d] = true;
   }
   Shape out;
@@ -739,8 +763,10 @@ Value sliceAxes(NodeContext &n, Value input, ArrayRef<int64_t> starts,
       s = std::clamp<int64_t>(s, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
     }
-    int64_t count = step > 0 ? (e - s + step - 1) / step : (s - e + (-step) - 1) / (-step);
-    count = std::max<int64_t>(count, 0);
+    // s and e are clamped to [-1, dim], so only the step can overflow.
+    uint64_t mag = step > 0 ? (uint64_t)step : (uint64_t)(-(step + 1)) + 1;
+    int64_t dist = step > 0 ? e - s : s - e;
+    int64_t count = dist > 0 ? (int64_t)(((uint64_t)dist - 1) / mag + 1) : 0;
     out[*axis] = count;
     st[*axis] = count ? s : 0;
     sp[*axis] = step;
