@@ -114,6 +114,20 @@ static std::string formatDiagnostic(const std::string &model, Diagnostic &diag) 
   return line + "error: " + diag.str();
 }
 
+ModelDiagnosticPrinter::ModelDiagnosticPrinter(MLIRContext &context, std::string modelPath,
+                                               llvm::raw_ostream &errs)
+    : context(context), modelPath(std::move(modelPath)), errs(errs) {
+  id = context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error) {
+      this->errs << formatDiagnostic(this->modelPath, diag) << "\n";
+      ++errors;
+    }
+    return success();
+  });
+}
+
+ModelDiagnosticPrinter::~ModelDiagnosticPrinter() { context.getDiagEngine().eraseHandler(id); }
+
 OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &context,
                                         const FrontendOptions &options,
                                         llvm::raw_ostream &errs) {

@@ -35,6 +35,23 @@ mlir::OwningOpRef<mlir::ModuleOp> importAndOptimize(mlir::MLIRContext &context,
                                                     const FrontendOptions &options,
                                                     llvm::raw_ostream &errs);
 
+/// While alive, prints every error diagnostic of `context` as one line
+/// `model.onnx: node 'name': error: ...` (the node from the op's location).
+class ModelDiagnosticPrinter {
+public:
+  ModelDiagnosticPrinter(mlir::MLIRContext &context, std::string modelPath,
+                         llvm::raw_ostream &errs);
+  ~ModelDiagnosticPrinter();
+  bool sawError() const { return errors > 0; }
+
+private:
+  mlir::MLIRContext &context;
+  std::string modelPath;
+  llvm::raw_ostream &errs;
+  uint64_t id;
+  int errors = 0;
+};
+
 /// Registers every dialect the compiler produces.
 void registerKilnDialects(mlir::MLIRContext &context);
 

@@ -36,8 +36,9 @@ LogicalResult KernelDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == kArenaSizeAttr) {
     auto size = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<func::FuncOp>(op) || !size || size.getInt() < 0)
-      return op->emitError() << "'" << kArenaSizeAttr
-                             << "' must be a non-negative integer on a func.func";
+      return op->emitError()
+             << "'" << kArenaSizeAttr
+             << "' must be a non-negative integer on a func.func";
     return success();
   }
   return op->emitError() << "unknown kernel dialect attribute '"
@@ -57,9 +58,10 @@ LogicalResult KernelDialect::verifyRegionArgAttribute(Operation *op,
                              << " must be a non-negative integer";
     auto m = dyn_cast<MemRefType>(argType);
     if (!m || !m.hasStaticShape() || !m.getLayout().isIdentity())
-      return op->emitError() << "argument #" << argIndex << " with '" << name
-                             << "' must be a statically shaped row-major memref, got "
-                             << argType;
+      return op->emitError()
+             << "argument #" << argIndex << " with '" << name
+             << "' must be a statically shaped row-major memref, got "
+             << argType;
     return success();
   }
   if (name == kNameAttr) {
@@ -68,6 +70,6 @@ LogicalResult KernelDialect::verifyRegionArgAttribute(Operation *op,
                              << " must be a string";
     return success();
   }
-  return op->emitError() << "unknown kernel dialect argument attribute '" << name
-                         << "'";
+  return op->emitError() << "unknown kernel dialect argument attribute '"
+                         << name << "'";
 }

@@ -44,9 +44,10 @@ LogicalResult AliasOp::verify() {
   int64_t viewBytes = bufferByteSize(getType());
   int64_t elemBytes = elementByteSize(getType().getElementType());
   if (offset < 0 || offset % elemBytes != 0)
-    return emitOpError() << "offset " << offset
-                         << " must be a non-negative multiple of the element size "
-                         << elemBytes;
+    return emitOpError()
+           << "offset " << offset
+           << " must be a non-negative multiple of the element size "
+           << elemBytes;
   if (offset + viewBytes > srcBytes)
     return emitOpError() << "view of " << viewBytes << " bytes at offset "
                          << offset << " exceeds the source's " << srcBytes
@@ -59,7 +60,8 @@ LogicalResult AliasOp::verify() {
 //===----------------------------------------------------------------------===//
 
 void LaunchOp::getEffects(
-    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>> &effects) {
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
   for (OpOperand &operand : getInputsMutable())
     effects.emplace_back(MemoryEffects::Read::get(), &operand,
                          SideEffects::DefaultResource::get());
@@ -77,11 +79,12 @@ LogicalResult LaunchOp::verify() {
        {std::make_tuple("grid", getGrid(), int64_t(2147483647)),
         std::make_tuple("block", getBlock(), int64_t(1024))}) {
     if (dims.size() != 3)
-      return emitOpError() << what << " must have 3 entries, got " << dims.size();
+      return emitOpError() << what << " must have 3 entries, got "
+                           << dims.size();
     for (int64_t d : dims)
       if (d < 1 || d > limit)
-        return emitOpError() << what << " entries must be in [1, " << limit
-                             << "], got " << d;
+        return emitOpError()
+               << what << " entries must be in [1, " << limit << "], got " << d;
   }
   ArrayRef<int64_t> grid = getGrid(), block = getBlock();
   if (grid[1] > 65535 || grid[2] > 65535)
@@ -94,9 +97,26 @@ LogicalResult LaunchOp::verify() {
   int64_t smem = getSmemAttr().getInt();
   if (smem < 0 || smem > 227 * 1024)
     return emitOpError() << "smem " << smem << " is outside [0, 232448] bytes";
-  for (Value out : getOutputs())
-    if (llvm::is_contained(getInputs(), out))
-      return emitOpError() << "writes a buffer it also reads";
+  // Byte ranges in their root buffers: an output may not overlap an input,
+  // directly or through views (disjoint views of one buffer are fine).
+  auto range = [](Value v) {
+    int64_t offset = 0;
+    while (auto alias = v.getDefiningOp<AliasOp>()) {
+      offset += alias.getOffsetAttr().getInt();
+      v = alias.getSource();
+    }
+    return std::make_pair(v, offset);
+  };
+  for (Value out : getOutputs()) {
+    auto [outRoot, outBegin] = range(out);
+    int64_t outEnd = outBegin + bufferByteSize(out.getType());
+    for (Value in : getInputs()) {
+      auto [inRoot, inBegin] = range(in);
+      int64_t inEnd = inBegin + bufferByteSize(in.getType());
+      if (inRoot == outRoot && inBegin < outEnd && outBegin < inEnd)
+        return emitOpError() << "writes a buffer it also reads";
+    }
+  }
   return success();
 }
 

@@ -3,7 +3,12 @@
 // kilnc model.onnx [-O0..-O3] [--input-shape name=1x128] [--emit=graph] -o out
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/codegen/CompiledModel.h"
+#include "compiler/engine/EngineEmitter.h"
+#include "compiler/lowering/Lowering.h"
 #include "compiler/pipeline/Driver.h"
+#include "compiler/pipeline/TargetArch.h"
+#include "dialects/kernel/KernelDialect.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/AsmState.h"
@@ -14,6 +19,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <cstdio>
 
@@ -26,12 +32,21 @@ static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx>"),
 static cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
                                        cl::value_desc("file"), cl::init("-"),
                                        cl::cat(kilncCategory));
-enum class Emit { Graph };
+enum class Emit { Graph, Kernel, Cuda, Engine };
 static cl::opt<Emit> emit(
-    "emit", cl::desc("What to produce"), cl::init(Emit::Graph),
+    "emit", cl::desc("What to produce (default: engine)"), cl::init(Emit::Engine),
     cl::values(clEnumValN(Emit::Graph, "graph",
-                          "graph-dialect MLIR after the -O pipeline (.mlirbc output: bytecode)")),
+                          "graph-dialect MLIR after the -O pipeline (.mlirbc output: bytecode)"),
+               clEnumValN(Emit::Kernel, "kernel", "kernel-dialect MLIR (launches, memory plan)"),
+               clEnumValN(Emit::Cuda, "cuda", "the CUDA C++ of every kernel"),
+               clEnumValN(Emit::Engine, "engine", "an engine file for the runtime (kiln-run)")),
     cl::cat(kilncCategory));
+static cl::opt<std::string> march("march",
+                                  cl::desc("GPU architecture (default: the GPU present, else sm_90)"),
+                                  cl::value_desc("sm_90"), cl::cat(kilncCategory));
+static cl::opt<bool> noSources("strip-sources",
+                               cl::desc("Do not keep kernel sources in the engine"),
+                               cl::cat(kilncCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("Optimization level 0-3 (default 2)"),
                                   cl::Prefix, cl::init(2), cl::cat(kilncCategory));
 static cl::list<std::string> inputValues(
@@ -80,6 +95,46 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
+  std::string arch = march.empty() ? kiln::defaultTargetArch() : march.getValue();
+  kiln::ModelDiagnosticPrinter diagnostics(context, inputPath, llvm::errs());
+  if (emit != Emit::Graph) {
+    context.loadDialect<kiln::kernel::KernelDialect>();
+    if (failed(kiln::lowerToKernel(*module, kiln::LoweringOptions{})))
+      return 1;
+  }
+  kiln::codegen::CompiledModel compiled;
+  if (emit == Emit::Cuda || emit == Emit::Engine) {
+    kiln::codegen::CodegenOptions cg;
+    cg.arch = arch;
+    cg.emitSourceOnly = emit == Emit::Cuda;
+    auto result = kiln::codegen::compileModule(*module, cg);
+    if (failed(result))
+      return 1;
+    compiled = std::move(*result);
+  }
+  if (emit == Emit::Engine) {
+    std::string path = outputPath;
+    if (path == "-") {
+      path = llvm::sys::path::stem(inputPath).str() + ".engine";
+    }
+    kiln::EngineProvenance prov;
+    prov.compilerVersion = std::string("kilnc ") + KILN_VERSION;
+    prov.modelPath = inputPath;
+    prov.keepSources = !noSources;
+    for (int i = 0; i < argc; ++i)
+      prov.compileFlags += (i ? " " : "") + std::string(argv[i]);
+    std::string error;
+    if (!kiln::writeEngine(compiled, prov, path, error)) {
+      llvm::errs() << path << ": error: " << error << "\n";
+      return 1;
+    }
+    if (verbose)
+      llvm::errs() << "kilnc: wrote " << path << ": " << compiled.launches.size()
+                   << " launches, " << compiled.kernels.size() << " kernels, arena "
+                   << compiled.arenaSize << " bytes, target " << arch << "\n";
+    return 0;
+  }
+
   // Write to a temporary file that replaces the output only on success, so
   // a failed run never destroys an earlier result.
   std::error_code ec;
@@ -88,7 +143,10 @@ int main(int argc, char **argv) {
     llvm::errs() << outputPath << ": error: cannot open for writing: " << ec.message() << "\n";
     return 1;
   }
-  if (llvm::StringRef(outputPath).ends_with(".mlirbc")) {
+  if (emit == Emit::Cuda) {
+    for (const auto &k : compiled.kernels)
+      out.os() << "// ---- kernel " << k.entry << " (" << k.name << ")\n" << k.source << "\n";
+  } else if (llvm::StringRef(outputPath).ends_with(".mlirbc")) {
     if (failed(mlir::writeBytecodeToFile(*module, out.os()))) {
       llvm::errs() << outputPath << ": error: writing bytecode failed\n";
       return 1;

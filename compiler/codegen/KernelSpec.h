@@ -1,0 +1,163 @@
+//===- KernelSpec.h - A kernel launch as plain data (no MLIR) ---*- C++ -*-===//
+//
+// The description of one kernel.launch that the CUDA emitters, the launch
+// heuristics and (later) autotuning work on: its kind, its config, the
+// dtype/shape/alignment of every buffer, and the launch geometry. It holds no
+// MLIR types so those libraries build and test without MLIR; the lowering
+// converts kernel.launch ops to and from it (compiler/lowering/SpecBridge.h).
+//
+// Config keys per kind (op parameters; tuning keys are filled by
+// configureLaunch when absent):
+//
+//   elementwise  op: "add" "sub" "mul" "div" "max" "min" "pow" "equal" "less"
+//                "less_or_equal" "greater" "greater_or_equal" "and" "or" "xor"
+//                (2 inputs), "where" (3), unary "sqrt" "reciprocal" "exp" "log"
+//                "erf" "tanh" "sigmoid" "sin" "cos" "floor" "ceil" "neg" "abs"
+//                "relu" "not" "is_nan" "gelu" (approximate: "none"|"tanh")
+//                "leaky_relu" (alpha) "clip" (min?, max?) "cast" "copy" (1).
+//                Inputs broadcast (numpy) to the output. Tuning: vec.
+//   transpose    perm. Tuning: vec (1: the read side is strided).
+//   slice        starts, steps (every axis). Tuning: vec.
+//   trilu        k, upper. Tuning: vec.
+//   concat       axis. Tuning: vec.
+//   reduce       op: "sum" "mean" "max" "min" "prod"; axes (sorted, of the
+//                input; empty: all). Tuning: variant ("row": a block per
+//                output, "col": a thread per output), block_size.
+//   softmax      axis, log (bool). Tuning: variant, block_size.
+//   layer_norm   axis, epsilon; inputs x, scale[, bias]. Tuning: block_size.
+//   batch_norm   epsilon; inputs x, scale, bias, mean, var.
+//   matmul       trans_a, trans_b, alpha, beta; inputs a, b[, c]; a and b of
+//                rank >= 2 with broadcasting batch axes, c broadcasting to the
+//                output. Tuning: path ("mma": f16/bf16 tensor cores, "simt"),
+//                tile_m, tile_n, tile_k, warps_m, warps_n.
+//   conv         strides, pads, dilations, group; inputs x, w[, bias].
+//   pool         op: "max"|"average", kernel_shape, strides, pads, dilations,
+//                count_include_pad.
+//   gather       axis; inputs data, indices.
+//   gather_elements axis; inputs data, indices.
+//
+// Every kind but reduce-"row", softmax-"row", layer_norm and matmul uses a
+// grid-stride loop, so any grid is correct for it; the others need the grid
+// configureLaunch computes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_CODEGEN_KERNELSPEC_H
+#define KILN_COMPILER_CODEGEN_KERNELSPEC_H
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kiln::codegen {
+
+/// Element types of kernel buffers. Bool is one byte per element.
+enum class DType : uint8_t {
+  F16,
+  BF16,
+  F32,
+  F64,
+  Bool,
+  I8,
+  I16,
+  I32,
+  I64,
+  U8,
+  U16,
+  U32,
+  U64
+};
+
+unsigned dtypeBytes(DType t);
+bool isFloat(DType t);
+bool isUnsignedInt(DType t);
+/// Integers other than bool.
+bool isInteger(DType t);
+/// "f32", "bf16", "i1", "ui8", ...: MLIR spelling.
+const char *dtypeName(DType t);
+/// The CUDA type of Kiln's kernel library: "float", "kiln::f16", "bool", ...
+const char *cudaTypeName(DType t);
+
+/// One config value: an integer, float, bool, string or integer list.
+struct ConfigValue {
+  enum class Kind { Int, Float, Bool, String, Ints } kind = Kind::Int;
+  int64_t i = 0;
+  double f = 0;
+  bool b = false;
+  std::string s;
+  std::vector<int64_t> ints;
+
+  static ConfigValue ofInt(int64_t v);
+  static ConfigValue ofFloat(double v);
+  static ConfigValue ofBool(bool v);
+  static ConfigValue ofString(std::string v);
+  static ConfigValue ofInts(std::vector<int64_t> v);
+};
+
+/// A launch's config: ordered by key, so printing and hashing are stable.
+class Config {
+public:
+  bool has(const std::string &key) const { return entries.count(key) != 0; }
+  const ConfigValue *find(const std::string &key) const;
+  void set(const std::string &key, ConfigValue v) {
+    entries[key] = std::move(v);
+  }
+  void setDefault(const std::string &key, ConfigValue v) {
+    entries.emplace(key, std::move(v));
+  }
+
+  /// Typed reads with a default for missing keys. An Int reads as a Float
+  /// and a Bool as an Int where asked.
+  int64_t getInt(const std::string &key, int64_t dflt = 0) const;
+  double getFloat(const std::string &key, double dflt = 0) const;
+  bool getBool(const std::string &key, bool dflt = false) const;
+  std::string getString(const std::string &key,
+                        const std::string &dflt = "") const;
+  std::vector<int64_t> getInts(const std::string &key) const;
+
+  const std::map<std::string, ConfigValue> &all() const { return entries; }
+
+private:
+  std::map<std::string, ConfigValue> entries;
+};
+
+/// One buffer operand: dtype, row-major shape, and the alignment in bytes
+/// its address is known to have (256 for arena buffers and weights, 16 for
+/// bound inputs and outputs, less for an alias at an odd offset).
+struct BufferSpec {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  int64_t alignment = 16;
+
+  int64_t numElements() const;
+  int64_t bytes() const { return numElements() * dtypeBytes(dtype); }
+  int64_t rank() const { return static_cast<int64_t>(shape.size()); }
+};
+
+struct LaunchSpec {
+  std::string name; // for messages: the launch's symbol
+  std::string kind;
+  Config config;
+  std::vector<BufferSpec> inputs, outputs;
+  std::array<int64_t, 3> grid{1, 1, 1}, block{1, 1, 1};
+  int64_t smem = 0;
+};
+
+/// Fills the tuning keys missing from `spec.config` with heuristic choices
+/// and sets grid, block and smem for them. Fails (with `error`) when the kind
+/// is unknown or the config/buffers do not describe a valid launch.
+bool configureLaunch(LaunchSpec &spec, std::string &error);
+
+/// Row-major strides in elements.
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
+/// Product of the dimensions (1 for rank 0).
+int64_t product(const std::vector<int64_t> &dims);
+
+/// The evaluator's castFloatToInt for an integer dtype (truncate, saturate,
+/// NaN -> 0; Bool: v != 0).
+int64_t castFloatToInt(DType t, double v);
+
+} // namespace kiln::codegen
+
+#endif // KILN_COMPILER_CODEGEN_KERNELSPEC_H

@@ -1,0 +1,218 @@
+//===- EmitConvPool.cpp - Direct convolution and pooling ------------------===//
+//
+// A thread per output element. Neighbouring threads own neighbouring output
+// positions of one (image, channel), so filter reads are warp-uniform and
+// input reads nearly coalesced. Window loops are unrolled over the baked
+// kernel extents; taps outside the input are skipped (zero padding).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/cuda/EmitterSupport.h"
+
+#include <limits>
+
+namespace kiln::codegen::cuda {
+
+namespace {
+
+struct Window {
+  std::vector<int64_t> in, out, kernel, strides, padsBegin, padsEnd, dilations;
+  size_t rank() const { return in.size(); }
+};
+
+/// Opens one loop per spatial axis over the kernel taps, computing input
+/// coordinate `i<d>` and leaving the body at `indent`. With `skipOutside`,
+/// taps outside the input `continue`.
+void openTapLoops(std::ostringstream &os, const Window &w, IndexType it,
+                  std::string &indent, bool skipOutside) {
+  for (size_t d = 0; d < w.rank(); ++d) {
+    os << indent << "#pragma unroll\n";
+    os << indent << "for (int k" << d << " = 0; k" << d << " < " << w.kernel[d]
+       << "; ++k" << d << ") {\n";
+    indent += "  ";
+    os << indent << "const " << it.name() << " i" << d << " = c" << d + 2
+       << " * " << it.lit(w.strides[d]) << " - " << it.lit(w.padsBegin[d])
+       << " + k" << d << " * " << it.lit(w.dilations[d]) << ";\n";
+    if (skipOutside)
+      os << indent << "if (i" << d << " < 0 || i" << d
+         << " >= " << it.lit(w.in[d]) << ") continue;\n";
+  }
+}
+
+void closeLoops(std::ostringstream &os, const Window &w, std::string &indent) {
+  for (size_t d = 0; d < w.rank(); ++d) {
+    indent.resize(indent.size() - 2);
+    os << indent << "}\n";
+  }
+}
+
+std::string spatialOffset(const Window &w, IndexType it) {
+  std::vector<int64_t> st = rowMajorStrides(w.in);
+  std::string s;
+  for (size_t d = 0; d < w.rank(); ++d)
+    s += (d ? " + i" : "i") + std::to_string(d) +
+         (st[d] != 1 ? " * " + it.lit(st[d]) : "");
+  return s;
+}
+
+} // namespace
+
+bool emitConv(const LaunchSpec &s, KernelSource &out, std::string &error) {
+  const BufferSpec &x = s.inputs[0], &wt = s.inputs[1], &o = s.outputs[0];
+  if (!isFloat(x.dtype) || wt.dtype != x.dtype || o.dtype != x.dtype)
+    return emitError(s, error,
+                     "conv needs float input, weight and output of one type");
+  const size_t nsp = x.rank() - 2;
+  Window w;
+  w.in.assign(x.shape.begin() + 2, x.shape.end());
+  w.out.assign(o.shape.begin() + 2, o.shape.end());
+  w.kernel.assign(wt.shape.begin() + 2, wt.shape.end());
+  w.strides = s.config.getInts("strides");
+  w.dilations = s.config.getInts("dilations");
+  std::vector<int64_t> pads = s.config.getInts("pads");
+  if (w.strides.size() != nsp || w.dilations.size() != nsp ||
+      pads.size() != 2 * nsp || wt.rank() != x.rank())
+    return emitError(s, error,
+                     "strides, dilations and pads do not match the rank");
+  w.padsBegin.assign(pads.begin(), pads.begin() + nsp);
+  w.padsEnd.assign(pads.begin() + nsp, pads.end());
+  const int64_t groups = s.config.getInt("group", 1);
+  const int64_t cin = x.shape[1], cout = wt.shape[0], cg = wt.shape[1];
+  if (groups < 1 || cg * groups != cin || cout % groups != 0 ||
+      o.shape[1] != cout)
+    return emitError(s, error, "channel counts do not match the groups");
+  const int64_t mg = cout / groups;
+  const int64_t inSize = product(w.in), kCount = product(w.kernel);
+  const bool hasBias = s.inputs.size() == 3;
+  const std::string C = computeTypeName(x.dtype);
+  IndexType it = indexTypeFor(s);
+  const std::string I = it.name();
+  std::vector<int64_t> ks = rowMajorStrides(w.kernel);
+
+  std::ostringstream os;
+  os << kernelPrologue(s, {});
+  out.entry = "kiln_conv";
+  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
+     << out.entry << "(" << kernelParams(s) << ") {\n";
+  os << "  kiln::for_each_index(" << intLiteral(o.numElements())
+     << ", [&](kiln::i64 g) {\n";
+  os << "    const " << I << " o = static_cast<" << I << ">(g);\n";
+  emitUnravel(os, "    ", it, "o", o.shape, "c");
+  os << "    const " << I << " grp = c1 / " << it.lit(mg) << ";\n";
+  os << "    const " << cudaTypeName(x.dtype) << " *xb = in0 + (c0 * "
+     << it.lit(cin) << " + grp * " << it.lit(cg) << ") * " << it.lit(inSize)
+     << ";\n";
+  os << "    const " << cudaTypeName(x.dtype) << " *wb = in1 + c1 * "
+     << it.lit(cg * kCount) << ";\n";
+  os << "    " << C << " acc = " << C << "(0);\n";
+  os << "    for (int ic = 0; ic < " << cg << "; ++ic) {\n";
+  std::string indent = "      ";
+  openTapLoops(os, w, it, indent, true);
+  std::string koff;
+  for (size_t d = 0; d < nsp; ++d)
+    koff += (d ? " + k" : "k") + std::to_string(d) +
+            (ks[d] != 1 ? " * " + std::to_string(ks[d]) : "");
+  os << indent << "acc += kiln::to_compute(xb[ic * " << it.lit(inSize) << " + "
+     << spatialOffset(w, it) << "]) * kiln::to_compute(wb[ic * "
+     << it.lit(kCount) << " + " << koff << "]);\n";
+  closeLoops(os, w, indent);
+  os << "    }\n";
+  if (hasBias)
+    os << "    acc += static_cast<" << C << ">(kiln::to_compute(in2[c1]));\n";
+  os << "    out0[o] = kiln::from_compute<" << cudaTypeName(o.dtype)
+     << ">(acc);\n";
+  os << "  });\n}\n";
+  out.source = os.str();
+  return true;
+}
+
+bool emitPool(const LaunchSpec &s, KernelSource &out, std::string &error) {
+  const BufferSpec &x = s.inputs[0], &o = s.outputs[0];
+  const std::string op = s.config.getString("op");
+  const bool isMax = op == "max";
+  if (!isMax && op != "average")
+    return emitError(s, error, "unknown pool op '" + op + "'");
+  if (x.dtype != o.dtype ||
+      (isMax ? x.dtype == DType::Bool : !isFloat(x.dtype)))
+    return emitError(s, error, "unsupported pool element type");
+  const size_t nsp = x.rank() - 2;
+  Window w;
+  w.in.assign(x.shape.begin() + 2, x.shape.end());
+  w.out.assign(o.shape.begin() + 2, o.shape.end());
+  w.kernel = s.config.getInts("kernel_shape");
+  w.strides = s.config.getInts("strides");
+  w.dilations = s.config.getInts("dilations");
+  std::vector<int64_t> pads = s.config.getInts("pads");
+  if (w.kernel.size() != nsp || w.strides.size() != nsp ||
+      w.dilations.size() != nsp || pads.size() != 2 * nsp)
+    return emitError(
+        s, error,
+        "kernel_shape, strides, dilations and pads do not match the rank");
+  w.padsBegin.assign(pads.begin(), pads.begin() + nsp);
+  w.padsEnd.assign(pads.begin() + nsp, pads.end());
+  const bool includePad = s.config.getBool("count_include_pad");
+  const int64_t inSize = product(w.in);
+  const bool fl = isFloat(x.dtype);
+  const std::string C = fl ? computeTypeName(x.dtype) : cudaTypeName(x.dtype);
+  IndexType it = indexTypeFor(s);
+  const std::string I = it.name();
+
+  std::ostringstream os;
+  os << kernelPrologue(s, {});
+  out.entry = isMax ? "kiln_max_pool" : "kiln_average_pool";
+  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
+     << out.entry << "(" << kernelParams(s) << ") {\n";
+  os << "  kiln::for_each_index(" << intLiteral(o.numElements())
+     << ", [&](kiln::i64 g) {\n";
+  os << "    const " << I << " o = static_cast<" << I << ">(g);\n";
+  emitUnravel(os, "    ", it, "o", o.shape, "c");
+  os << "    const " << cudaTypeName(x.dtype) << " *xb = in0 + (c0 * "
+     << it.lit(x.shape[1]) << " + c1) * " << it.lit(inSize) << ";\n";
+  std::string indent = "    ";
+  if (isMax) {
+    const double inf = std::numeric_limits<double>::infinity();
+    os << "    " << C << " best = "
+       << (fl ? computeLiteral(-inf, x.dtype)
+              : "kiln::int_traits<" + C + ">::lowest()")
+       << ";\n";
+    openTapLoops(os, w, it, indent, true);
+    os << indent << "const " << C << " v = " << (fl ? "kiln::to_compute(" : "(")
+       << "xb[" << spatialOffset(w, it) << "]);\n";
+    os << indent << "if (v > best" << (fl ? " || v != v" : "")
+       << ") best = v;\n";
+    closeLoops(os, w, indent);
+    os << "    out0[o] = "
+       << (fl ? "kiln::from_compute<" + std::string(cudaTypeName(o.dtype)) +
+                    ">(best)"
+              : "best")
+       << ";\n";
+  } else {
+    os << "    " << C << " sum = " << C
+       << "(0);\n    int taps = 0, padded = 0;\n";
+    openTapLoops(os, w, it, indent, false);
+    // Padded taps count with count_include_pad; taps past the end pad (ceil
+    // mode) never do.
+    std::string inPads, inside;
+    for (size_t d = 0; d < nsp; ++d) {
+      std::string i = "i" + std::to_string(d);
+      inPads += (d ? " && " : "") + i + " >= " + it.lit(-w.padsBegin[d]) +
+                " && " + i + " < " + it.lit(w.in[d] + w.padsEnd[d]);
+      inside +=
+          (d ? " && " : "") + i + " >= 0 && " + i + " < " + it.lit(w.in[d]);
+    }
+    os << indent << "padded += (" << inPads << ") ? 1 : 0;\n";
+    os << indent << "if (" << inside << ") { sum += kiln::to_compute(xb["
+       << spatialOffset(w, it) << "]); ++taps; }\n";
+    closeLoops(os, w, indent);
+    os << "    const int div = " << (includePad ? "padded" : "taps") << ";\n";
+    os << "    (void)padded;\n";
+    os << "    out0[o] = kiln::from_compute<" << cudaTypeName(o.dtype)
+       << ">(div ? sum / static_cast<" << C << ">(div) : "
+       << computeLiteral(std::numeric_limits<double>::quiet_NaN(), x.dtype)
+       << ");\n";
+  }
+  os << "  });\n}\n";
+  out.source = os.str();
+  return true;
+}
+
+} // namespace kiln::codegen::cuda

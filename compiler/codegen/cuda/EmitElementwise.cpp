@@ -1,0 +1,450 @@
+//===- EmitElementwise.cpp - Index-map kernels: elementwise and movement --===//
+//
+// Elementwise, transpose, slice, trilu (one strided read per input and
+// output element), concat (a piecewise read) and batch norm (a per-channel
+// affine map). Each thread handles `vec` consecutive outputs with vector
+// loads and stores where IndexSpace says that is legal.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/cuda/EmitterSupport.h"
+
+#include <limits>
+#include <map>
+#include <set>
+
+namespace kiln::codegen::cuda {
+
+namespace {
+
+std::string T(DType t) { return cudaTypeName(t); }
+
+/// C function names of the compute type of a float dtype.
+std::string fn(const char *name, DType t) {
+  return t == DType::F64 ? std::string(name) : std::string(name) + "f";
+}
+
+/// The value of elementwise op `op` on the operand expressions `x` (storage
+/// types of the inputs), as an expression of the output's storage type.
+bool elementwiseExpr(const LaunchSpec &s, const std::vector<std::string> &x,
+                     std::string &expr, std::string &why) {
+  const std::string op = s.config.getString("op");
+  const DType out = s.outputs[0].dtype;
+  const DType in = s.inputs[0].dtype;
+  auto cv = [&](int i) { return "kiln::to_compute(" + x[i] + ")"; };
+  auto fc = [&](const std::string &e) {
+    return "kiln::from_compute<" + T(out) + ">(" + e + ")";
+  };
+  const std::string C = computeTypeName(in);
+
+  if (op == "copy") {
+    expr = x[0];
+    return true;
+  }
+  if (op == "cast") {
+    expr = "kiln::convert<" + T(out) + ">::from(" + x[0] + ")";
+    return true;
+  }
+  if (op == "where") {
+    expr = "(" + x[0] + " ? " + x[1] + " : " + x[2] + ")";
+    return true;
+  }
+  static const std::set<std::string> compares = {
+      "equal", "less", "less_or_equal", "greater", "greater_or_equal"};
+  if (compares.count(op)) {
+    std::string sym = op == "equal"           ? "=="
+                      : op == "less"          ? "<"
+                      : op == "less_or_equal" ? "<="
+                      : op == "greater"       ? ">"
+                                              : ">=";
+    if (isFloat(in))
+      expr = "(" + cv(0) + " " + sym + " " + cv(1) + ")";
+    else
+      expr = "(" + x[0] + " " + sym + " " + x[1] + ")";
+    return true;
+  }
+  if (op == "and" || op == "or" || op == "xor") {
+    std::string sym = op == "and" ? "&&" : op == "or" ? "||" : "!=";
+    expr = "(" + x[0] + " " + sym + " " + x[1] + ")";
+    return true;
+  }
+  if (op == "not") {
+    expr = "(!" + x[0] + ")";
+    return true;
+  }
+  if (op == "is_nan") {
+    expr = "(" + cv(0) + " != " + cv(0) + ")";
+    return true;
+  }
+  if (op == "pow") {
+    DType e = s.inputs[1].dtype;
+    if (isFloat(in)) {
+      std::string ex =
+          isFloat(e) && (e == in || (in != DType::F64 && e != DType::F64))
+              ? cv(1)
+              : "static_cast<" + C + ">(kiln::as_double(" + x[1] + "))";
+      expr = fc(fn("pow", in) + "(" + cv(0) + ", " + ex + ")");
+    } else if (isFloat(e)) {
+      expr = "kiln::float_to_int<" + T(out) + ">(pow(kiln::as_double(" + x[0] +
+             "), kiln::as_double(" + x[1] + ")))";
+    } else {
+      expr = "kiln::op::ipow<" + T(in) + ", " + T(e) + ">(" + x[0] + ", " +
+             x[1] + ")";
+    }
+    return true;
+  }
+  static const std::map<std::string, std::pair<std::string, std::string>>
+      arith = {// op: {float form (a, b as compute values), integer helper}
+               {"add", {"(A + B)", "iadd"}},
+               {"sub", {"(A - B)", "isub"}},
+               {"mul", {"(A * B)", "imul"}},
+               {"div", {"(A / B)", "idiv"}},
+               {"max", {"kiln::op::fmax_nan(A, B)", "imax"}},
+               {"min", {"kiln::op::fmin_nan(A, B)", "imin"}}};
+  if (auto it = arith.find(op); it != arith.end()) {
+    if (isFloat(in)) {
+      std::string f = it->second.first;
+      f.replace(f.find('A'), 1, cv(0));
+      f.replace(f.find('B'), 1, cv(1));
+      expr = fc(f);
+    } else {
+      expr = "kiln::op::" + it->second.second + "<" + T(in) + ">(" + x[0] +
+             ", " + x[1] + ")";
+    }
+    return true;
+  }
+
+  // Unary math.
+  if (isInteger(in)) {
+    if (op == "neg" || op == "abs" || op == "relu") {
+      std::string f = op == "neg" ? "ineg" : op == "abs" ? "iabs" : "irelu";
+      expr = "kiln::op::" + f + "<" + T(in) + ">(" + x[0] + ")";
+      return true;
+    }
+    if (op == "clip") {
+      const double inf = std::numeric_limits<double>::infinity();
+      int64_t lo = castFloatToInt(in, s.config.getFloat("min", -inf));
+      int64_t hi = castFloatToInt(in, s.config.getFloat("max", inf));
+      std::string l = isUnsignedInt(in)
+                          ? std::to_string(static_cast<uint64_t>(lo)) + "ULL"
+                          : intLiteral(lo);
+      std::string h = isUnsignedInt(in)
+                          ? std::to_string(static_cast<uint64_t>(hi)) + "ULL"
+                          : intLiteral(hi);
+      expr = "kiln::op::clip<" + T(in) + ">(" + x[0] + ", static_cast<" +
+             T(in) + ">(" + l + "), static_cast<" + T(in) + ">(" + h + "))";
+      return true;
+    }
+    why = "op '" + op + "' needs a float operand";
+    return false;
+  }
+  if (!isFloat(in)) {
+    why = "op '" + op + "' is not defined on " + std::string(dtypeName(in));
+    return false;
+  }
+  const std::string v = cv(0);
+  static const std::set<std::string> calls = {
+      "sqrt", "exp", "log", "erf", "tanh", "sin", "cos", "floor", "ceil"};
+  std::string body;
+  if (calls.count(op))
+    body = fn(op.c_str(), in) + "(" + v + ")";
+  else if (op == "reciprocal")
+    body = "(" + computeLiteral(1.0, in) + " / " + v + ")";
+  else if (op == "neg")
+    body = "(-" + v + ")";
+  else if (op == "abs")
+    body = fn("fabs", in) + "(" + v + ")";
+  else if (op == "relu" || op == "sigmoid")
+    body = "kiln::op::" + op + "(" + v + ")";
+  else if (op == "gelu") {
+    std::string approx = s.config.getString("approximate", "none");
+    if (approx != "none" && approx != "tanh") {
+      why = "unknown gelu approximation '" + approx + "'";
+      return false;
+    }
+    body = std::string("kiln::op::") +
+           (approx == "tanh" ? "gelu_tanh" : "gelu") + "(" + v + ")";
+  } else if (op == "leaky_relu") {
+    std::string a = computeLiteral(s.config.getFloat("alpha", 0.01), in);
+    body = "([&] { const " + C + " t = " + v + "; return t >= " + C +
+           "(0) ? t : " + a + " * t; }())";
+  } else if (op == "clip") {
+    const double inf = std::numeric_limits<double>::infinity();
+    std::string lo = "kiln::round_const<" + T(in) + ">(" +
+                     floatLiteral(s.config.getFloat("min", -inf), false) + ")";
+    std::string hi = "kiln::round_const<" + T(in) + ">(" +
+                     floatLiteral(s.config.getFloat("max", inf), false) + ")";
+    body = "kiln::op::clip<" + C + ">(" + v + ", " + lo + ", " + hi + ")";
+  } else {
+    why = "unknown elementwise op '" + op + "'";
+    return false;
+  }
+  expr = fc(body);
+  return true;
+}
+
+/// The loop shared by every index-map kernel: `space` (collapsed, output
+/// access last), `vec` outputs per thread step, and `valueOf(operands, col)`
+/// giving the stored value from the per-input operand expressions and the
+/// innermost coordinate expression.
+template <class ValueFn>
+void emitIndexMap(std::ostringstream &os, const LaunchSpec &s,
+                  const IndexSpace &space, int64_t vec,
+                  const std::string &entry, ValueFn valueOf) {
+  IndexType it = indexTypeFor(s);
+  const size_t rank = space.shape.size();
+  const std::string outT = T(s.outputs[0].dtype);
+  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
+     << entry << "(" << kernelParams(s) << ") {\n";
+  os << "  kiln::for_each_index(" << intLiteral(space.numElements() / vec)
+     << ", [&](kiln::i64 g) {\n";
+  os << "    const " << it.name() << " o = static_cast<" << it.name() << ">(g)"
+     << (vec > 1 ? " * " + std::to_string(vec) : "") << ";\n";
+  emitUnravel(os, "    ", it, "o", space.shape, "c");
+  std::vector<bool> vector(s.inputs.size());
+  for (size_t k = 0; k < s.inputs.size(); ++k) {
+    const StridedAccess &a = space.accesses[k];
+    vector[k] = vec > 1 && a.strides.back() == 1;
+    std::string off = offsetExpr(it, a, "c");
+    if (vector[k])
+      os << "    const kiln::Vec<" << T(s.inputs[k].dtype) << ", " << vec
+         << "> v" << k << " = kiln::load_vec<" << vec << ">(in" << k << " + ("
+         << off << "));\n";
+    else
+      os << "    const " << T(s.inputs[k].dtype) << " s" << k << " = in" << k
+         << "[" << off << "];\n";
+  }
+  const std::string col = "c" + std::to_string(rank - 1);
+  if (vec == 1) {
+    std::vector<std::string> x;
+    for (size_t k = 0; k < s.inputs.size(); ++k)
+      x.push_back("s" + std::to_string(k));
+    os << "    out0[o] = " << valueOf(x, col) << ";\n";
+  } else {
+    std::vector<std::string> x;
+    for (size_t k = 0; k < s.inputs.size(); ++k)
+      x.push_back(vector[k] ? "v" + std::to_string(k) + "[e]"
+                            : "s" + std::to_string(k));
+    os << "    kiln::Vec<" << outT << ", " << vec << "> r;\n";
+    os << "#pragma unroll\n";
+    os << "    for (int e = 0; e < " << vec << "; ++e)\n";
+    os << "      r[e] = " << valueOf(x, "(" + col + " + e)") << ";\n";
+    os << "    kiln::store_vec<" << vec << ">(out0 + o, r);\n";
+  }
+  os << "  });\n}\n";
+}
+
+} // namespace
+
+static bool emitTiledTranspose(const LaunchSpec &s, const IndexSpace &space,
+                               KernelSource &out, std::string &error);
+
+bool emitElementwiseFamily(const LaunchSpec &s, KernelSource &out,
+                           std::string &error) {
+  int64_t vec = s.config.getInt("vec", 1);
+  IndexSpace space;
+  std::string entry = "kiln_" + s.kind;
+  if (s.kind == "elementwise") {
+    space = collapse(broadcastSpace(s));
+    entry = "kiln_" + s.config.getString("op");
+  } else if (s.kind == "transpose") {
+    space = collapse(transposeSpace(s));
+    if (s.config.getString("variant", "index") == "tiled")
+      return emitTiledTranspose(s, space, out, error);
+  } else if (s.kind == "slice") {
+    space = collapse(sliceSpace(s));
+  } else {
+    space = collapse(broadcastSpace(s), 2);
+  }
+  if (!vectorWidthLegal(space, vec))
+    return emitError(s, error, "vec " + std::to_string(vec) + " is not legal");
+  std::ostringstream os;
+  os << kernelPrologue(s, {});
+  if (s.kind == "elementwise") {
+    std::string why;
+    // Check the op once with placeholder operands.
+    std::vector<std::string> probe(s.inputs.size(), "x");
+    std::string expr;
+    if (!elementwiseExpr(s, probe, expr, why))
+      return emitError(s, error, why);
+    emitIndexMap(os, s, space, vec, entry,
+                 [&](const std::vector<std::string> &x, const std::string &) {
+                   std::string e, w;
+                   elementwiseExpr(s, x, e, w);
+                   return e;
+                 });
+  } else if (s.kind == "trilu") {
+    const size_t rank = space.shape.size();
+    const std::string row = "c" + std::to_string(rank - 2);
+    const std::string k = intLiteral(s.config.getInt("k"));
+    const bool upper = s.config.getBool("upper");
+    const std::string outT = T(s.outputs[0].dtype);
+    emitIndexMap(
+        os, s, space, vec, entry,
+        [&](const std::vector<std::string> &x, const std::string &col) {
+          std::string d = "(static_cast<kiln::i64>(" + col + ") - " + row + ")";
+          return "(" + d + (upper ? " >= " : " <= ") + k + " ? " + x[0] +
+                 " : " + outT + "{})";
+        });
+  } else {
+    emitIndexMap(os, s, space, vec, entry,
+                 [](const std::vector<std::string> &x, const std::string &) {
+                   return x[0];
+                 });
+  }
+  out.entry = entry;
+  out.source = os.str();
+  return true;
+}
+
+/// A transpose through 32x32 shared-memory tiles (TransposeTiles): a block
+/// of 32 x 8 threads per tile reads rows along the input's contiguous axis,
+/// then writes rows along the output's.
+static bool emitTiledTranspose(const LaunchSpec &s, const IndexSpace &space,
+                               KernelSource &out, std::string &error) {
+  TransposeTiles t;
+  if (!transposeTiles(space, t))
+    return emitError(s, error,
+                     "the tiled variant needs an innermost output axis strided "
+                     "in the input");
+  if (s.block[0] != 32 || s.block[1] != 8 || s.block[2] != 1)
+    return emitError(s, error, "the tiled transpose needs a 32x8 block");
+  IndexType it = indexTypeFor(s);
+  const std::string I = it.name(), Ty = T(s.outputs[0].dtype);
+  const int64_t ta = (t.da + 31) / 32, tc = (t.dc + 31) / 32;
+  std::ostringstream os;
+  os << kernelPrologue(s, {});
+  out.entry = "kiln_transpose";
+  os << "extern \"C\" __global__ void __launch_bounds__(256) " << out.entry
+     << "(" << kernelParams(s) << ") {\n";
+  os << "  __shared__ " << Ty
+     << " tile[32][33]; // +1: conflict-free column reads\n";
+  os << "  for (kiln::i64 t = blockIdx.x; t < " << intLiteral(t.tiles)
+     << "; t += gridDim.x) {\n";
+  os << "    const " << I << " tc = static_cast<" << I << ">(t % "
+     << intLiteral(tc) << ");\n";
+  os << "    const " << I << " rest = static_cast<" << I << ">(t / "
+     << intLiteral(tc) << ");\n";
+  os << "    const " << I << " ta = rest % " << it.lit(ta) << ", b = rest / "
+     << it.lit(ta) << ";\n";
+  if (t.batchShape.empty()) {
+    os << "    const " << I << " inBase = 0, outBase = 0;\n    (void)b;\n";
+  } else {
+    emitUnravel(os, "    ", it, "b", t.batchShape, "c");
+    StridedAccess ia, oa;
+    ia.strides = t.inBatchStrides;
+    oa.strides = t.outBatchStrides;
+    os << "    const " << I << " inBase = " << offsetExpr(it, ia, "c") << ";\n";
+    os << "    const " << I << " outBase = " << offsetExpr(it, oa, "c")
+       << ";\n";
+  }
+  os << "    const " << I << " a0 = ta * 32, k0 = tc * 32;\n";
+  os << "    for (int j = threadIdx.y; j < 32; j += 8) {\n";
+  os << "      const " << I << " a = a0 + threadIdx.x, k = k0 + j;\n";
+  os << "      if (a < " << it.lit(t.da) << " && k < " << it.lit(t.dc)
+     << ") tile[j][threadIdx.x] = in0[inBase + a + k * " << it.lit(t.inStrideC)
+     << "];\n";
+  os << "    }\n    __syncthreads();\n";
+  os << "    for (int j = threadIdx.y; j < 32; j += 8) {\n";
+  os << "      const " << I << " k = k0 + threadIdx.x, a = a0 + j;\n";
+  os << "      if (a < " << it.lit(t.da) << " && k < " << it.lit(t.dc)
+     << ") out0[outBase + a * " << it.lit(t.outStrideA)
+     << " + k] = tile[threadIdx.x][j];\n";
+  os << "    }\n    __syncthreads();\n  }\n}\n";
+  out.source = os.str();
+  return true;
+}
+
+bool emitConcat(const LaunchSpec &s, KernelSource &out, std::string &error) {
+  const BufferSpec &o = s.outputs[0];
+  const int64_t axis = s.config.getInt("axis"), vec = s.config.getInt("vec", 1);
+  int64_t inner = 1;
+  for (int64_t d = axis + 1; d < o.rank(); ++d)
+    inner *= o.shape[d];
+  const int64_t len = o.shape[axis];
+  IndexType it = indexTypeFor(s);
+  std::ostringstream os;
+  os << kernelPrologue(s, {});
+  out.entry = "kiln_concat";
+  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
+     << out.entry << "(" << kernelParams(s) << ") {\n";
+  os << "  kiln::for_each_index(" << intLiteral(o.numElements() / vec)
+     << ", [&](kiln::i64 g) {\n";
+  os << "    const " << it.name() << " o = static_cast<" << it.name() << ">(g)"
+     << (vec > 1 ? " * " + std::to_string(vec) : "") << ";\n";
+  os << "    const " << it.name() << " outer = o / " << it.lit(len * inner)
+     << ";\n";
+  os << "    const " << it.name() << " rem = o - outer * "
+     << it.lit(len * inner) << ";\n";
+  os << "    const " << it.name() << " a = rem / " << it.lit(inner) << ";\n";
+  os << "    const " << it.name() << " i = rem - a * " << it.lit(inner)
+     << ";\n";
+  int64_t start = 0;
+  bool first = true;
+  for (size_t k = 0; k < s.inputs.size(); ++k) {
+    int64_t l = s.inputs[k].shape[axis];
+    if (s.inputs[k].rank() != o.rank())
+      return emitError(s, error, "inputs must have the output's rank");
+    if (l == 0)
+      continue;
+    std::string src = "in" + std::to_string(k) + " + (outer * " +
+                      it.lit(l * inner) + " + (a - " + it.lit(start) + ") * " +
+                      it.lit(inner) + " + i)";
+    bool last = start + l == len;
+    os << "    " << (first ? "" : "else ")
+       << (last ? "" : "if (a < " + it.lit(start + l) + ") ") << "{\n";
+    if (vec > 1)
+      os << "      kiln::store_vec<" << vec << ">(out0 + o, kiln::load_vec<"
+         << vec << ">(" << src << "));\n";
+    else
+      os << "      out0[o] = *(" << src << ");\n";
+    os << "    }\n";
+    first = false;
+    start += l;
+    if (last)
+      break;
+  }
+  os << "  });\n}\n";
+  out.source = os.str();
+  return true;
+}
+
+bool emitBatchNorm(const LaunchSpec &s, KernelSource &out, std::string &error) {
+  const BufferSpec &x = s.inputs[0];
+  if (!isFloat(x.dtype))
+    return emitError(s, error, "batch_norm needs a float input");
+  const int64_t channels = x.shape[1];
+  int64_t inner = 1;
+  for (int64_t d = 2; d < x.rank(); ++d)
+    inner *= x.shape[d];
+  const std::string C = computeTypeName(x.dtype);
+  IndexType it = indexTypeFor(s);
+  std::ostringstream os;
+  os << kernelPrologue(s, {});
+  out.entry = "kiln_batch_norm";
+  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
+     << out.entry << "(" << kernelParams(s) << ") {\n";
+  os << "  kiln::for_each_index(" << intLiteral(x.numElements())
+     << ", [&](kiln::i64 g) {\n";
+  os << "    const " << it.name() << " o = static_cast<" << it.name()
+     << ">(g);\n";
+  os << "    const " << it.name() << " ch = (o / " << it.lit(inner) << ") % "
+     << it.lit(channels) << ";\n";
+  os << "    const " << C << " scale = static_cast<" << C
+     << ">(kiln::as_double(in1[ch]));\n";
+  os << "    const " << C << " bias = static_cast<" << C
+     << ">(kiln::as_double(in2[ch]));\n";
+  os << "    const " << C << " mean = static_cast<" << C
+     << ">(kiln::as_double(in3[ch]));\n";
+  os << "    const " << C << " var = static_cast<" << C
+     << ">(kiln::as_double(in4[ch]));\n";
+  os << "    const " << C << " inv = " << computeLiteral(1.0, x.dtype) << " / "
+     << fn("sqrt", x.dtype) << "(var + "
+     << computeLiteral(s.config.getFloat("epsilon"), x.dtype) << ");\n";
+  os << "    out0[o] = kiln::from_compute<" << T(x.dtype)
+     << ">((kiln::to_compute(in0[o]) - mean) * inv * scale + bias);\n";
+  os << "  });\n}\n";
+  out.source = os.str();
+  return true;
+}
+
+} // namespace kiln::codegen::cuda

@@ -1,0 +1,144 @@
+//===- EmitMatmul.cpp - Batched matmul and gemm ---------------------------===//
+//
+// Instantiates kernels/matmul.cuh: the tensor-core path for f16/bf16, the
+// SIMT path for everything else (f32, f64, integers), with M, N, K, the
+// batch broadcast strides and the gemm epilogue (alpha, beta, C) baked in.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/cuda/EmitterSupport.h"
+#include "compiler/codegen/cuda/Layouts.h"
+
+namespace kiln::codegen::cuda {
+
+bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
+  MatmulLayout l;
+  std::string why;
+  if (!matmulLayout(s, l, why))
+    return emitError(s, error, why);
+  const DType t = s.outputs[0].dtype;
+  const std::string path = s.config.getString("path", "simt");
+  const bool mma = path == "mma";
+  if (mma && t != DType::F16 && t != DType::BF16)
+    return emitError(s, error, "the mma path needs f16 or bf16");
+  const DType ct = l.hasC ? s.inputs[2].dtype : t;
+  const double alpha = s.config.getFloat("alpha", 1.0),
+               beta = s.config.getFloat("beta", 1.0);
+  IndexType it = indexTypeFor(s);
+  const std::string T = cudaTypeName(t), I = it.name();
+
+  std::string acc;
+  if (mma || isFloat(t))
+    acc = mma ? "float" : computeTypeName(t);
+  else
+    acc =
+        "kiln::u64"; // Integer products wrap modulo 2^64, as in the evaluator.
+
+  std::ostringstream os;
+  os << kernelPrologue(s, {"matmul.cuh"});
+  os << "struct P {\n";
+  os << "  typedef " << T << " T;\n  typedef " << cudaTypeName(ct)
+     << " CT;\n  typedef " << acc << " Acc;\n  typedef " << I << " I;\n";
+  os << "  static constexpr I M = " << it.lit(l.m) << ", N = " << it.lit(l.n)
+     << ", K = " << it.lit(l.k) << ";\n";
+  os << "  static constexpr kiln::i64 BATCH = " << intLiteral(l.batch) << ";\n";
+  os << "  static constexpr bool TRANS_A = " << (l.transA ? "true" : "false")
+     << ", TRANS_B = " << (l.transB ? "true" : "false") << ";\n";
+  os << "  static constexpr int BM = " << s.config.getInt("tile_m")
+     << ", BN = " << s.config.getInt("tile_n")
+     << ", BK = " << s.config.getInt("tile_k") << ";\n";
+  if (mma) {
+    // 16-byte loads need the contiguous extent to be a multiple of 8 elements
+    // (so every row and batch starts aligned) and an aligned base.
+    int64_t aCols = l.transA ? l.m : l.k, bCols = l.transB ? l.k : l.n;
+    bool aVec = aCols % 8 == 0 && s.inputs[0].alignment % 16 == 0;
+    bool bVec = bCols % 8 == 0 && s.inputs[1].alignment % 16 == 0;
+    for (int64_t st : l.aBatchStrides)
+      aVec = aVec && st % 8 == 0;
+    for (int64_t st : l.bBatchStrides)
+      bVec = bVec && st % 8 == 0;
+    os << "  static constexpr int WARPS_M = " << s.config.getInt("warps_m")
+       << ", WARPS_N = " << s.config.getInt("warps_n") << ";\n";
+    os << "  static constexpr bool A_VEC = " << (aVec ? "true" : "false")
+       << ", B_VEC = " << (bVec ? "true" : "false") << ";\n";
+    os << "  static constexpr bool OUT_VEC = "
+       << (l.n % 8 == 0 && s.outputs[0].alignment % 16 == 0 ? "true" : "false")
+       << ";\n";
+    os << "  static constexpr bool PAIR_STORE = "
+       << (l.n % 2 == 0 && s.outputs[0].alignment % 4 == 0 ? "true" : "false")
+       << ";\n";
+  }
+  // Batch offsets.
+  os << "  __device__ static __forceinline__ void batch(kiln::i64 z, kiln::i64 "
+        "&a, kiln::i64 &b) {\n";
+  if (l.batchShape.empty()) {
+    os << "    a = 0;\n    b = 0;\n";
+  } else {
+    IndexType wide;
+    emitUnravel(os, "    ", wide, "z", l.batchShape, "c");
+    StridedAccess sa, sb;
+    sa.strides = l.aBatchStrides;
+    sb.strides = l.bBatchStrides;
+    os << "    a = " << offsetExpr(wide, sa, "c") << ";\n";
+    os << "    b = " << offsetExpr(wide, sb, "c") << ";\n";
+  }
+  os << "  }\n";
+  // Loads (SIMT accumulates in Acc).
+  std::string ld;
+  if (isFloat(t))
+    ld = "return kiln::to_compute(v);";
+  else if (t == DType::Bool)
+    return emitError(s, error, "matmul does not take i1");
+  else if (isUnsignedInt(t))
+    ld = "return static_cast<kiln::u64>(v);";
+  else
+    ld = "return static_cast<kiln::u64>(static_cast<kiln::i64>(v));";
+  os << "  __device__ static __forceinline__ Acc ld(T v) { " << ld << " }\n";
+  // Epilogue.
+  std::string cval =
+      "c[m * " + it.lit(l.cStrideM) + " + n * " + it.lit(l.cStrideN) + "]";
+  os << "  __device__ static __forceinline__ T epilogue(Acc acc, const CT "
+        "*__restrict__ c, I m, "
+        "I n) {\n";
+  if (isFloat(t)) {
+    const std::string C = mma ? "float" : computeTypeName(t);
+    const bool asFloat = C == "float";
+    std::string e =
+        alpha == 1.0 ? "acc" : floatLiteral(alpha, asFloat) + " * acc";
+    if (l.hasC)
+      e += " + " + floatLiteral(beta, asFloat) + " * static_cast<" + C +
+           ">(kiln::as_double(" + cval + "))";
+    os << "    return kiln::from_compute<T>(" << e << ");\n";
+  } else if (alpha == 1.0 && (beta == 1.0 || !l.hasC)) {
+    std::string e = "acc";
+    if (l.hasC)
+      e += isFloat(ct) ? " + "
+                         "static_cast<kiln::u64>(kiln::float_to_int<kiln::i64>("
+                         "kiln::as_double(" +
+                             cval + ")))"
+           : isUnsignedInt(ct)
+               ? " + static_cast<kiln::u64>(" + cval + ")"
+               : " + static_cast<kiln::u64>(static_cast<kiln::i64>(" + cval +
+                     "))";
+    os << "    return static_cast<T>(" << e << ");\n";
+  } else {
+    std::string e = floatLiteral(alpha, false) +
+                    " * static_cast<double>(static_cast<kiln::i64>(acc))";
+    if (l.hasC)
+      e += " + " + floatLiteral(beta, false) + " * kiln::as_double(" + cval +
+           ")";
+    os << "    return kiln::float_to_int<T>(" << e << ");\n";
+  }
+  if (!l.hasC)
+    os << "    (void)c; (void)m; (void)n;\n";
+  os << "  }\n};\n\n";
+  out.entry = mma ? "kiln_matmul_mma" : "kiln_matmul_simt";
+  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
+     << out.entry << "(" << kernelParams(s) << ") {\n";
+  os << "  kiln::mm::" << (mma ? "tensor_core" : "simt") << "<P>(in0, in1, "
+     << (l.hasC ? "in2" : "static_cast<const P::CT *>(nullptr)")
+     << ", out0);\n}\n";
+  out.source = os.str();
+  return true;
+}
+
+} // namespace kiln::codegen::cuda

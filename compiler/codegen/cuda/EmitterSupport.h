@@ -1,0 +1,83 @@
+//===- EmitterSupport.h - Helpers shared by the CUDA emitters ---*- C++ -*-===//
+#ifndef KILN_COMPILER_CODEGEN_CUDA_EMITTERSUPPORT_H
+#define KILN_COMPILER_CODEGEN_CUDA_EMITTERSUPPORT_H
+
+#include "compiler/codegen/KernelSpec.h"
+#include "compiler/codegen/cuda/CudaEmitter.h"
+#include "compiler/codegen/cuda/IndexSpace.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace kiln::codegen::cuda {
+
+/// The text of an embedded kernel-library file ("common.cuh", ...); empty if
+/// there is none of that name.
+const std::string &librarySource(const std::string &file);
+
+/// An exact C++ literal of `v` as a double, or as a float (`asFloat`; `v` is
+/// then rounded to float first). Infinities and NaN become bit casts.
+std::string floatLiteral(double v, bool asFloat);
+/// A literal of `v` in the compute type of float dtype `t` (f32 for
+/// f16/bf16/f32, f64 for f64).
+std::string computeLiteral(double v, DType t);
+/// The compute type of a float dtype: "float" or "double".
+const char *computeTypeName(DType t);
+/// An exact `long long` literal (INT64_MIN spelled as an expression).
+std::string intLiteral(int64_t v);
+
+/// The integer type of a kernel's index math: 32-bit when every offset the
+/// kernel forms stays below 2^31 (cheaper division by constants), else 64-bit.
+struct IndexType {
+  bool wide = true;
+  const char *name() const { return wide ? "kiln::i64" : "int"; }
+  /// A literal of this type.
+  std::string lit(int64_t v) const;
+};
+/// 32-bit unless some buffer of the launch has 2^31 elements or more.
+IndexType indexTypeFor(const LaunchSpec &spec);
+
+/// Emits `const <type> <prefix><d> = ...;` for every axis of `shape`: the
+/// row-major coordinates of the linear index `linear`.
+void emitUnravel(std::ostream &os, const std::string &indent, IndexType it,
+                 const std::string &linear, const std::vector<int64_t> &shape,
+                 const std::string &prefix);
+/// `base + c0 * s0 + ...` over the coordinates `<prefix><d>` (zero strides
+/// and a zero base left out; "0" if nothing remains).
+std::string offsetExpr(IndexType it, const StridedAccess &a,
+                       const std::string &prefix);
+
+/// `const T *__restrict__ in0, ..., T *__restrict__ out0`: the kernel
+/// parameters of a launch, inputs first.
+std::string kernelParams(const LaunchSpec &spec);
+
+/// The start of every kernel's source: the library files `files` (common.cuh
+/// always first) and a comment naming the launch.
+std::string kernelPrologue(const LaunchSpec &spec,
+                           const std::vector<std::string> &files);
+
+/// Fails an emitter with a message that names the launch.
+bool emitError(const LaunchSpec &spec, std::string &error,
+               const std::string &msg);
+
+/// Per-kind emitters (one file each); `entryStem` names the entry point.
+bool emitElementwiseFamily(const LaunchSpec &spec, KernelSource &out,
+                           std::string &error);
+bool emitConcat(const LaunchSpec &spec, KernelSource &out, std::string &error);
+bool emitBatchNorm(const LaunchSpec &spec, KernelSource &out,
+                   std::string &error);
+bool emitReduce(const LaunchSpec &spec, KernelSource &out, std::string &error);
+bool emitSoftmax(const LaunchSpec &spec, KernelSource &out, std::string &error);
+bool emitLayerNorm(const LaunchSpec &spec, KernelSource &out,
+                   std::string &error);
+bool emitMatmul(const LaunchSpec &spec, KernelSource &out, std::string &error);
+bool emitConv(const LaunchSpec &spec, KernelSource &out, std::string &error);
+bool emitPool(const LaunchSpec &spec, KernelSource &out, std::string &error);
+bool emitGather(const LaunchSpec &spec, KernelSource &out, std::string &error);
+bool emitGatherElements(const LaunchSpec &spec, KernelSource &out,
+                        std::string &error);
+
+} // namespace kiln::codegen::cuda
+
+#endif // KILN_COMPILER_CODEGEN_CUDA_EMITTERSUPPORT_H

@@ -1,0 +1,358 @@
+//===- Heuristics.cpp - Default configs and launch geometry per kind ------===//
+//
+// Fixed heuristics (autotune off): each kind's tuning keys get a value that
+// is good across shapes, and the geometry follows from config and shapes.
+// Tuning keys already in the config (set by autotuning or a test) are kept
+// and only checked.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/KernelSpec.h"
+#include "compiler/codegen/cuda/IndexSpace.h"
+#include "compiler/codegen/cuda/Layouts.h"
+
+#include <algorithm>
+#include <set>
+
+namespace kiln::codegen {
+
+using namespace cuda;
+
+namespace {
+/// Blocks a grid-stride kernel needs at most: enough to fill an H200 (132
+/// SMs x 2048 threads) several times over; more only adds scheduling.
+constexpr int64_t kMaxGridStrideBlocks = 8192;
+constexpr int64_t kMaxGridX = 2147483647;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int64_t gridStrideBlocks(int64_t items, int64_t block) {
+  return std::clamp<int64_t>(ceilDiv(items, block), 1, kMaxGridStrideBlocks);
+}
+
+/// Threads per block for one row of `len` elements reduced by a block.
+int64_t rowBlockSize(int64_t len) {
+  if (len <= 64)
+    return 32;
+  if (len <= 1024)
+    return 128;
+  if (len <= 8192)
+    return 256;
+  return 512;
+}
+
+const std::set<std::string> &unaryOps() {
+  static const std::set<std::string> ops = {
+      "sqrt", "reciprocal", "exp",   "log",        "erf",  "tanh", "sigmoid",
+      "sin",  "cos",        "floor", "ceil",       "neg",  "abs",  "relu",
+      "not",  "is_nan",     "gelu",  "leaky_relu", "clip", "cast", "copy"};
+  return ops;
+}
+const std::set<std::string> &binaryOps() {
+  static const std::set<std::string> ops = {
+      "add", "sub",   "mul",  "div",           "max",     "min",
+      "pow", "equal", "less", "less_or_equal", "greater", "greater_or_equal",
+      "and", "or",    "xor"};
+  return ops;
+}
+
+bool checkVec(LaunchSpec &s, const IndexSpace &space, std::string &why) {
+  int64_t v = s.config.getInt("vec", 0);
+  if (v == 0) {
+    s.config.set("vec", ConfigValue::ofInt(maxVectorWidth(space)));
+    return true;
+  }
+  if (v < 1 || (v & (v - 1)) != 0 || !vectorWidthLegal(space, v)) {
+    why = "vec " + std::to_string(v) + " is not legal for these buffers";
+    return false;
+  }
+  return true;
+}
+
+void setGridStride(LaunchSpec &s, int64_t items, int64_t block = 256) {
+  s.block = {block, 1, 1};
+  s.grid = {gridStrideBlocks(items, block), 1, 1};
+  s.smem = 0;
+}
+} // namespace
+
+bool configureLaunch(LaunchSpec &s, std::string &error) {
+  auto fail = [&](const std::string &msg) {
+    error = "launch @" + s.name + " (" + s.kind + "): " + msg;
+    return false;
+  };
+  if (s.outputs.size() != 1)
+    return fail("expects exactly one output buffer");
+  const BufferSpec &out = s.outputs[0];
+  const int64_t n = out.numElements();
+  Config &c = s.config;
+  std::string why;
+
+  if (s.kind == "elementwise") {
+    std::string op = c.getString("op");
+    size_t arity = binaryOps().count(op)  ? 2
+                   : op == "where"        ? 3
+                   : unaryOps().count(op) ? 1
+                                          : 0;
+    if (arity == 0)
+      return fail("unknown elementwise op '" + op + "'");
+    if (s.inputs.size() != arity)
+      return fail("op '" + op + "' takes " + std::to_string(arity) +
+                  " inputs, got " + std::to_string(s.inputs.size()));
+    for (const BufferSpec &in : s.inputs)
+      if (in.rank() > out.rank())
+        return fail("an input has a higher rank than the output");
+    if (!checkVec(s, collapse(broadcastSpace(s)), why))
+      return fail(why);
+    setGridStride(s, n / c.getInt("vec"));
+    return true;
+  }
+  if (s.kind == "transpose" || s.kind == "slice" || s.kind == "trilu") {
+    if (s.inputs.size() != 1 || s.inputs[0].rank() != out.rank())
+      return fail("expects one input of the output's rank");
+    IndexSpace space;
+    if (s.kind == "transpose") {
+      if (c.getInts("perm").size() != static_cast<size_t>(out.rank()))
+        return fail("perm must have one entry per axis");
+      space = collapse(transposeSpace(s));
+      TransposeTiles tiles;
+      bool tiled = transposeTiles(space, tiles);
+      if (!c.has("variant"))
+        c.set("variant", ConfigValue::ofString(tiled ? "tiled" : "index"));
+      std::string variant = c.getString("variant");
+      if (variant == "tiled") {
+        if (!tiled)
+          return fail("the tiled variant needs an innermost output axis "
+                      "strided in the input");
+        s.block = {32, 8, 1};
+        s.grid = {std::clamp<int64_t>(tiles.tiles, 1, kMaxGridX), 1, 1};
+        s.smem = 0;
+        return true;
+      }
+      if (variant != "index")
+        return fail("unknown transpose variant '" + variant + "'");
+    } else if (s.kind == "slice") {
+      if (c.getInts("starts").size() != static_cast<size_t>(out.rank()) ||
+          c.getInts("steps").size() != static_cast<size_t>(out.rank()))
+        return fail("starts and steps must have one entry per axis");
+      space = collapse(sliceSpace(s));
+    } else {
+      if (out.rank() < 2)
+        return fail("trilu needs rank >= 2");
+      space = collapse(broadcastSpace(s), 2);
+    }
+    if (!checkVec(s, space, why))
+      return fail(why);
+    setGridStride(s, n / c.getInt("vec"));
+    return true;
+  }
+  if (s.kind == "concat") {
+    int64_t axis = c.getInt("axis", -1);
+    if (s.inputs.empty() || axis < 0 || axis >= out.rank())
+      return fail("concat needs inputs and an axis within the output's rank");
+    int64_t inner = 1;
+    for (int64_t d = axis + 1; d < out.rank(); ++d)
+      inner *= out.shape[d];
+    int64_t bytes = dtypeBytes(out.dtype);
+    int64_t v = c.getInt("vec", 0);
+    auto legal = [&](int64_t w) {
+      if (w == 1)
+        return true;
+      if (inner % w != 0 || w * bytes > 16)
+        return false;
+      for (const BufferSpec &b : s.inputs)
+        if (b.alignment % (w * bytes) != 0)
+          return false;
+      return out.alignment % (w * bytes) == 0;
+    };
+    if (v == 0) {
+      for (v = 16 / bytes; v > 1 && !legal(v); v /= 2) {
+      }
+      c.set("vec", ConfigValue::ofInt(v));
+    } else if (!legal(v)) {
+      return fail("vec " + std::to_string(v) +
+                  " is not legal for these buffers");
+    }
+    setGridStride(s, n / v);
+    return true;
+  }
+  if (s.kind == "batch_norm") {
+    if (s.inputs.size() != 5 || out.rank() < 2)
+      return fail(
+          "batch_norm takes x, scale, bias, mean, var and x has rank >= 2");
+    setGridStride(s, n);
+    return true;
+  }
+  if (s.kind == "reduce") {
+    if (s.inputs.size() != 1)
+      return fail("reduce takes one input");
+    ReduceLayout l = reduceLayout(s.inputs[0].shape, c.getInts("axes"));
+    if (!c.has("variant"))
+      c.set("variant", ConfigValue::ofString(
+                           l.innerReduced && l.redCount >= 32 ? "row" : "col"));
+    std::string variant = c.getString("variant");
+    if (variant == "row") {
+      int64_t block = c.getInt("block_size", rowBlockSize(l.redCount));
+      c.set("block_size", ConfigValue::ofInt(block));
+      if (block % 32 != 0 || block > 1024 || block < 32)
+        return fail("block_size must be a multiple of 32 in [32, 1024]");
+      s.block = {block, 1, 1};
+      s.grid = {std::clamp<int64_t>(l.outCount, 1, kMaxGridX), 1, 1};
+    } else if (variant == "col") {
+      setGridStride(s, l.outCount);
+    } else {
+      return fail("unknown reduce variant '" + variant + "'");
+    }
+    return true;
+  }
+  if (s.kind == "softmax") {
+    if (s.inputs.size() != 1 || !isFloat(out.dtype))
+      return fail("softmax takes one float input");
+    int64_t axis = c.getInt("axis", -1);
+    if (axis < 0 || axis >= out.rank())
+      return fail("axis out of range");
+    SoftmaxLayout l = softmaxLayout(out.shape, axis);
+    if (!c.has("variant"))
+      c.set("variant", ConfigValue::ofString(l.inner == 1 ? "row" : "col"));
+    std::string variant = c.getString("variant");
+    if (variant == "row") {
+      if (l.inner != 1)
+        return fail("the row variant needs the softmax axis innermost");
+      int64_t block = c.getInt("block_size", rowBlockSize(l.len));
+      c.set("block_size", ConfigValue::ofInt(block));
+      if (block % 32 != 0 || block > 1024 || block < 32)
+        return fail("block_size must be a multiple of 32 in [32, 1024]");
+      s.block = {block, 1, 1};
+      s.grid = {std::clamp<int64_t>(l.outer, 1, kMaxGridX), 1, 1};
+    } else if (variant == "col") {
+      setGridStride(s, l.outer * l.inner);
+    } else {
+      return fail("unknown softmax variant '" + variant + "'");
+    }
+    return true;
+  }
+  if (s.kind == "layer_norm") {
+    if (s.inputs.size() < 2 || s.inputs.size() > 3 || !isFloat(out.dtype))
+      return fail("layer_norm takes a float x, scale[, bias]");
+    int64_t axis = c.getInt("axis", -1);
+    if (axis < 0 || axis >= out.rank())
+      return fail("axis out of range");
+    int64_t norm = 1;
+    for (int64_t d = axis; d < out.rank(); ++d)
+      norm *= out.shape[d];
+    int64_t rows = norm == 0 ? 0 : n / norm;
+    int64_t block = c.getInt("block_size", rowBlockSize(norm));
+    c.set("block_size", ConfigValue::ofInt(block));
+    if (block % 32 != 0 || block > 1024 || block < 32)
+      return fail("block_size must be a multiple of 32 in [32, 1024]");
+    s.block = {block, 1, 1};
+    s.grid = {std::clamp<int64_t>(rows, 1, kMaxGridX), 1, 1};
+    return true;
+  }
+  if (s.kind == "matmul") {
+    MatmulLayout l;
+    if (!matmulLayout(s, l, why))
+      return fail(why);
+    const DType t = s.inputs[0].dtype;
+    if (s.inputs[1].dtype != t || out.dtype != t)
+      return fail("a, b and the output must have one element type");
+    bool tensorCores = t == DType::F16 || t == DType::BF16;
+    if (!c.has("path"))
+      c.set("path", ConfigValue::ofString(tensorCores ? "mma" : "simt"));
+    std::string path = c.getString("path");
+    bool big = l.m >= 128 && l.n >= 128;
+    int64_t threads;
+    if (path == "mma") {
+      if (!tensorCores)
+        return fail("the mma path needs f16 or bf16 operands");
+      c.setDefault("tile_m", ConfigValue::ofInt(big ? 128 : 64));
+      c.setDefault("tile_n", ConfigValue::ofInt(big ? 128 : 64));
+      c.setDefault("tile_k", ConfigValue::ofInt(32));
+      c.setDefault("warps_m", ConfigValue::ofInt(2));
+      c.setDefault("warps_n", ConfigValue::ofInt(big ? 4 : 2));
+      int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n"),
+              bk = c.getInt("tile_k");
+      int64_t wm = c.getInt("warps_m"), wn = c.getInt("warps_n");
+      if (wm < 1 || wn < 1 || bm % (16 * wm) != 0 || bn % (16 * wn) != 0 ||
+          bk % 16 != 0 || bk < 16 || bk > 64 || wm * wn > 16)
+        return fail(
+            "mma tiles must split into 16x16 warp tiles, tile_k a multiple "
+            "of 16 up to 64, at most 16 warps");
+      threads = 32 * wm * wn;
+      s.smem = 0; // Static shared memory only.
+      // Two pipeline stages of padded A and B tiles, in the larger layout.
+      int64_t stage = std::max(bm * (bk + 8), bk * (bm + 8)) * 2 +
+                      std::max(bk * (bn + 8), bn * (bk + 8)) * 2;
+      if (2 * stage > 48 * 1024)
+        return fail("mma tiles need more than 48 KiB of static shared memory "
+                    "(two stages)");
+    } else if (path == "simt") {
+      // 16 x 16 threads, each with (tile / 16)^2 outputs: 2x2 for small
+      // problems, 4x4 by default, 8x8 when there are enough tiles to fill
+      // the GPU anyway.
+      bool small = l.m <= 32 || l.n <= 32;
+      bool large = l.m * l.n * l.batch >= int64_t(1024) * 1024;
+      int64_t tile = small ? 32 : large ? 128 : 64;
+      c.setDefault("tile_m", ConfigValue::ofInt(tile));
+      c.setDefault("tile_n", ConfigValue::ofInt(tile));
+      c.setDefault("tile_k", ConfigValue::ofInt(16));
+      int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n"),
+              bk = c.getInt("tile_k");
+      if (bm % 16 != 0 || bn % 16 != 0 || bm > 128 || bn > 128 || bk < 1 ||
+          bk > 32)
+        return fail("simt tiles must be multiples of 16 up to 128 and tile_k "
+                    "in [1, 32]");
+      threads = 256;
+      int64_t accBytes = t == DType::F64 || isInteger(t) ? 8 : 4;
+      if (bk * (bm + 1 + bn + 1) * accBytes > 48 * 1024)
+        return fail("simt tiles need more than 48 KiB of static shared memory");
+    } else {
+      return fail("unknown matmul path '" + path + "'");
+    }
+    int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n");
+    s.block = {threads, 1, 1};
+    s.grid = {std::clamp<int64_t>(ceilDiv(l.n, bn), 1, kMaxGridX),
+              std::clamp<int64_t>(ceilDiv(l.m, bm), 1, 65535),
+              std::clamp<int64_t>(l.batch, 1, 65535)};
+    return true;
+  }
+  if (s.kind == "conv" || s.kind == "pool") {
+    if (s.inputs.empty() || s.inputs[0].rank() < 3 ||
+        out.rank() != s.inputs[0].rank())
+      return fail("expects an input and output of one rank >= 3");
+    setGridStride(s, n);
+    return true;
+  }
+  if (s.kind == "gather" || s.kind == "gather_elements") {
+    if (s.inputs.size() != 2 || !isInteger(s.inputs[1].dtype))
+      return fail("expects data and integer indices");
+    int64_t axis = c.getInt("axis", -1);
+    if (axis < 0 || axis >= s.inputs[0].rank())
+      return fail("axis out of range");
+    int64_t v = 1;
+    if (s.kind == "gather") {
+      int64_t inner = 1;
+      for (int64_t d = axis + 1; d < s.inputs[0].rank(); ++d)
+        inner *= s.inputs[0].shape[d];
+      int64_t bytes = dtypeBytes(out.dtype);
+      auto legal = [&](int64_t w) {
+        return w == 1 || (inner % w == 0 && w * bytes <= 16 &&
+                          s.inputs[0].alignment % (w * bytes) == 0 &&
+                          out.alignment % (w * bytes) == 0);
+      };
+      v = c.getInt("vec", 0);
+      if (v == 0) {
+        for (v = 16 / bytes; v > 1 && !legal(v); v /= 2) {
+        }
+        c.set("vec", ConfigValue::ofInt(v));
+      } else if (!legal(v)) {
+        return fail("vec " + std::to_string(v) +
+                    " is not legal for these buffers");
+      }
+    }
+    setGridStride(s, n / v);
+    return true;
+  }
+  return fail("unknown kernel kind");
+}
+
+} // namespace kiln::codegen

@@ -1,0 +1,118 @@
+//===- Layouts.cpp - Index layouts of reductions and contractions ---------===//
+#include "compiler/codegen/cuda/Layouts.h"
+
+#include <algorithm>
+
+namespace kiln::codegen::cuda {
+
+ReduceLayout reduceLayout(const std::vector<int64_t> &inShape,
+                          const std::vector<int64_t> &axes) {
+  ReduceLayout r;
+  std::vector<int64_t> strides = rowMajorStrides(inShape);
+  int lastClass = -1; // 0 kept, 1 reduced
+  for (size_t d = 0; d < inShape.size(); ++d) {
+    if (inShape[d] == 1)
+      continue;
+    bool reduced =
+        axes.empty() || std::find(axes.begin(), axes.end(),
+                                  static_cast<int64_t>(d)) != axes.end();
+    std::vector<int64_t> &shape = reduced ? r.redShape : r.keptShape;
+    std::vector<int64_t> &st = reduced ? r.redStrides : r.keptStrides;
+    if (lastClass == static_cast<int>(reduced)) {
+      // Row-major input: the previous axis of this class is contiguous with d.
+      shape.back() *= inShape[d];
+      st.back() = strides[d];
+    } else {
+      shape.push_back(inShape[d]);
+      st.push_back(strides[d]);
+    }
+    lastClass = reduced;
+  }
+  r.innerReduced = lastClass == 1;
+  r.outCount = product(r.keptShape);
+  r.redCount = product(r.redShape);
+  // A zero-extent reduced axis gives redCount 0: every output is the
+  // identity of the reduction.
+  return r;
+}
+
+SoftmaxLayout softmaxLayout(const std::vector<int64_t> &shape, int64_t axis) {
+  SoftmaxLayout l;
+  for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+    if (d < axis)
+      l.outer *= shape[d];
+    else if (d == axis)
+      l.len = shape[d];
+    else
+      l.inner *= shape[d];
+  }
+  return l;
+}
+
+bool matmulLayout(const LaunchSpec &spec, MatmulLayout &l, std::string &error) {
+  if (spec.inputs.size() < 2 || spec.inputs.size() > 3 ||
+      spec.outputs.size() != 1) {
+    error = "matmul takes a, b[, c] and one output";
+    return false;
+  }
+  const BufferSpec &a = spec.inputs[0], &b = spec.inputs[1],
+                   &out = spec.outputs[0];
+  if (a.rank() < 2 || b.rank() < 2 || out.rank() < 2) {
+    error = "matmul operands must have rank >= 2 (lowering promotes vectors)";
+    return false;
+  }
+  l.transA = spec.config.getBool("trans_a");
+  l.transB = spec.config.getBool("trans_b");
+  int64_t ar = a.rank(), br = b.rank(), orank = out.rank();
+  l.m = l.transA ? a.shape[ar - 1] : a.shape[ar - 2];
+  l.k = l.transA ? a.shape[ar - 2] : a.shape[ar - 1];
+  int64_t kb = l.transB ? b.shape[br - 1] : b.shape[br - 2];
+  l.n = l.transB ? b.shape[br - 2] : b.shape[br - 1];
+  if (kb != l.k || out.shape[orank - 2] != l.m || out.shape[orank - 1] != l.n) {
+    error = "matmul shapes do not match";
+    return false;
+  }
+  l.batchShape.assign(out.shape.begin(), out.shape.end() - 2);
+  size_t nb = l.batchShape.size();
+  auto batchStrides = [&](const BufferSpec &x, std::vector<int64_t> &st) {
+    std::vector<int64_t> xs = rowMajorStrides(x.shape);
+    st.assign(nb, 0);
+    int64_t xb = x.rank() - 2;
+    if (xb > static_cast<int64_t>(nb))
+      return false;
+    for (int64_t i = 0; i < xb; ++i) {
+      int64_t od = nb - xb + i;
+      if (x.shape[i] != 1 && x.shape[i] != l.batchShape[od])
+        return false;
+      st[od] = x.shape[i] == 1 ? 0 : xs[i];
+    }
+    return true;
+  };
+  if (!batchStrides(a, l.aBatchStrides) || !batchStrides(b, l.bBatchStrides)) {
+    error = "matmul batch axes do not broadcast to the output's";
+    return false;
+  }
+  l.batch = product(l.batchShape);
+  if (spec.inputs.size() == 3) {
+    const BufferSpec &c = spec.inputs[2];
+    if (c.rank() > 2 || nb != 0) {
+      error = "matmul's c operand must have rank <= 2 and the output rank 2";
+      return false;
+    }
+    std::vector<int64_t> cs = rowMajorStrides(c.shape);
+    std::vector<int64_t> shape2(2 - c.rank(), 1), strides2(2 - c.rank(), 0);
+    shape2.insert(shape2.end(), c.shape.begin(), c.shape.end());
+    strides2.insert(strides2.end(), cs.begin(), cs.end());
+    if ((shape2[0] != 1 && shape2[0] != l.m) ||
+        (shape2[1] != 1 && shape2[1] != l.n)) {
+      error = "matmul's c does not broadcast to the output";
+      return false;
+    }
+    l.hasC = true;
+    l.cStrideM = shape2[0] == 1 ? 0 : strides2[0];
+    l.cStrideN = shape2[1] == 1 ? 0 : strides2[1];
+  }
+  return true;
+}
+
+} // namespace kiln::codegen::cuda

@@ -1,0 +1,58 @@
+//===- Layouts.h - Index layouts of reductions and contractions -*- C++ -*-===//
+//
+// The shapes and strides a reduction, softmax, layer norm or matmul kernel
+// iterates with, derived once from the launch's buffers and config so the
+// launch heuristics and the emitters agree on them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_CODEGEN_CUDA_LAYOUTS_H
+#define KILN_COMPILER_CODEGEN_CUDA_LAYOUTS_H
+
+#include "compiler/codegen/KernelSpec.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::codegen::cuda {
+
+/// A reduction as kept axes x reduced axes of the input (unit axes dropped,
+/// neighbouring axes of the same class merged), in input element strides.
+/// Outputs enumerate the kept axes row-major; the reduced linear index
+/// enumerates the reduced axes row-major.
+struct ReduceLayout {
+  std::vector<int64_t> keptShape, keptStrides;
+  std::vector<int64_t> redShape, redStrides;
+  int64_t outCount = 1, redCount = 1;
+  /// The input's innermost (non-unit) axis is reduced: rows are contiguous.
+  bool innerReduced = false;
+};
+ReduceLayout reduceLayout(const std::vector<int64_t> &inShape,
+                          const std::vector<int64_t> &axes);
+
+/// Softmax along one axis: [outer, len, inner].
+struct SoftmaxLayout {
+  int64_t outer = 1, len = 1, inner = 1;
+};
+SoftmaxLayout softmaxLayout(const std::vector<int64_t> &shape, int64_t axis);
+
+/// A (batched) matmul: out[b, m, n] = sum_k A[b, m, k] B[b, k, n] with A and
+/// B possibly transposed and broadcast over the batch axes.
+struct MatmulLayout {
+  int64_t m = 0, n = 0, k = 0;
+  bool transA = false, transB = false;
+  /// The output's batch axes, and each operand's element stride along them
+  /// (0 where it broadcasts).
+  std::vector<int64_t> batchShape, aBatchStrides, bBatchStrides;
+  int64_t batch = 1;
+  /// C's element strides along m and n (0 where it broadcasts), if present.
+  bool hasC = false;
+  int64_t cStrideM = 0, cStrideN = 0;
+};
+/// Fails with `error` when the buffers do not form a matmul.
+bool matmulLayout(const LaunchSpec &spec, MatmulLayout &layout,
+                  std::string &error);
+
+} // namespace kiln::codegen::cuda
+
+#endif // KILN_COMPILER_CODEGEN_CUDA_LAYOUTS_H

@@ -1,0 +1,413 @@
+// matmul.cuh - Batched matrix products: a tensor-core path (mma.sync
+// m16n8k16 on f16/bf16 with f32 accumulation) and a SIMT path (any dtype).
+//
+// The traits struct P, generated per launch, gives:
+//   T (A, B and output storage), CT (C's storage; T when there is no C),
+//   Acc (SIMT accumulator), I (index type);
+//   M, N, K, BATCH; TRANS_A, TRANS_B (A is [K, M], B is [N, K] in memory);
+//   BM, BN, BK: the block tile; WARPS_M, WARPS_N (mma); A_VEC, B_VEC: 16-byte
+//   global loads are legal (contiguous extent a multiple of 8, aligned base);
+//   batch(z, a, b): element offsets of batch z in A and B (the output's batch
+//   z starts at z * M * N); ld(v): an A/B element as Acc (SIMT);
+//   epilogue(acc, c, m, n): alpha * acc + beta * C[m, n] in the output type;
+//   PAIR_STORE: N is even and the output 4-byte aligned (mma stores pairs);
+//   OUT_VEC: N % 8 == 0 and the output 16-byte aligned (mma stores rows).
+// Out-of-range rows, columns and k are zero-filled on load and never stored,
+// so any M, N, K work.
+#pragma once
+
+namespace kiln {
+namespace mm {
+
+//===----------------------------------------------------------------------===//
+// SIMT: 256 threads as 16 x 16, each computing (BM / 16) x (BN / 16) outputs
+// strided by 16 so shared-memory reads broadcast and stores coalesce.
+//===----------------------------------------------------------------------===//
+
+template <class P>
+__device__ __forceinline__ void
+simt(const typename P::T *__restrict__ a, const typename P::T *__restrict__ b,
+     const typename P::CT *__restrict__ c, typename P::T *__restrict__ out) {
+  typedef typename P::Acc Acc;
+  typedef typename P::I I;
+  constexpr int BM = P::BM, BN = P::BN, BK = P::BK, TM = BM / 16, TN = BN / 16;
+  constexpr I MB = (P::M + BM - 1) / BM;
+  // +1: the transposing stores of the k-contiguous operand avoid bank
+  // conflicts.
+  __shared__ Acc As[BK][BM + 1];
+  __shared__ Acc Bs[BK][BN + 1];
+  const int tx = threadIdx.x & 15, ty = threadIdx.x >> 4;
+  for (i64 z = blockIdx.z; z < P::BATCH; z += gridDim.z) {
+    i64 oa, ob;
+    P::batch(z, oa, ob);
+    const typename P::T *A = a + oa;
+    const typename P::T *B = b + ob;
+    typename P::T *O = out + z * P::M * P::N;
+    for (I mb = blockIdx.y; mb < MB; mb += gridDim.y) {
+      const I m0 = mb * BM, n0 = static_cast<I>(blockIdx.x) * BN;
+      Acc acc[TM][TN];
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+          acc[i][j] = Acc(0);
+      for (I k0 = 0; k0 < P::K; k0 += BK) {
+        // Consecutive threads take consecutive addresses of the operand's
+        // contiguous axis.
+        for (int e = threadIdx.x; e < BM * BK; e += 256) {
+          const int mm = P::TRANS_A ? e % BM : e / BK;
+          const int kk = P::TRANS_A ? e / BM : e % BK;
+          const I gm = m0 + mm, gk = k0 + kk;
+          As[kk][mm] =
+              (gm < P::M && gk < P::K)
+                  ? P::ld(A[P::TRANS_A ? gk * P::M + gm : gm * P::K + gk])
+                  : Acc(0);
+        }
+        for (int e = threadIdx.x; e < BK * BN; e += 256) {
+          const int nn = P::TRANS_B ? e / BK : e % BN;
+          const int kk = P::TRANS_B ? e % BK : e / BN;
+          const I gn = n0 + nn, gk = k0 + kk;
+          Bs[kk][nn] =
+              (gn < P::N && gk < P::K)
+                  ? P::ld(B[P::TRANS_B ? gn * P::K + gk : gk * P::N + gn])
+                  : Acc(0);
+        }
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+          Acc ra[TM], rb[TN];
+#pragma unroll
+          for (int i = 0; i < TM; ++i)
+            ra[i] = As[kk][ty + 16 * i];
+#pragma unroll
+          for (int j = 0; j < TN; ++j)
+            rb[j] = Bs[kk][tx + 16 * j];
+#pragma unroll
+          for (int i = 0; i < TM; ++i)
+#pragma unroll
+            for (int j = 0; j < TN; ++j)
+              acc[i][j] += ra[i] * rb[j];
+        }
+        __syncthreads();
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          const I gm = m0 + ty + 16 * i, gn = n0 + tx + 16 * j;
+          if (gm < P::M && gn < P::N)
+            O[gm * P::N + gn] = P::epilogue(acc[i][j], c, gm, gn);
+        }
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor cores: WARPS_M x WARPS_N warps, each owning a (BM / WARPS_M) x
+// (BN / WARPS_N) tile of m16n8k16 fragments. Shared tiles keep the global
+// layout (the contiguous axis stays contiguous, rows padded by 8 elements so
+// ldmatrix is conflict-free); ldmatrix with or without .trans turns either
+// layout into the row-major A and column-major B fragments mma.sync takes.
+//===----------------------------------------------------------------------===//
+
+__device__ __forceinline__ u32 smem_addr(const void *p) {
+  return static_cast<u32>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], const u16 *p) {
+  asm volatile(
+      "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+      : "r"(smem_addr(p)));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(u32 (&r)[4], const u16 *p) {
+  asm volatile(
+      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+      : "r"(smem_addr(p)));
+}
+
+template <class T> struct mma_op;
+template <> struct mma_op<f16> {
+  __device__ static __forceinline__ void run(float (&d)[4], const u32 (&a)[4],
+                                             u32 b0, u32 b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+template <> struct mma_op<bf16> {
+  __device__ static __forceinline__ void run(float (&d)[4], const u32 (&a)[4],
+                                             u32 b0, u32 b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+
+/// Copies a ROWS x COLS tile of 16-bit elements, global (row stride ld,
+/// columns contiguous) to shared (row pitch PITCH), zero-filling outside
+/// [nrows) x [ncols). VEC: 16-byte loads (ncols % 8 == 0, aligned rows).
+template <int ROWS, int COLS, int PITCH, int THREADS, bool VEC, class I>
+__device__ __forceinline__ void load_tile(u16 *s, const u16 *__restrict__ g,
+                                          I row0, I col0, I nrows, I ncols,
+                                          I ld) {
+  if (VEC) {
+    constexpr int CV = COLS / 8;
+#pragma unroll
+    for (int v = threadIdx.x; v < ROWS * CV; v += THREADS) {
+      const int r = v / CV, cc = (v % CV) * 8;
+      const I gr = row0 + r, gc = col0 + cc;
+      Vec<u32, 4> val;
+      val[0] = val[1] = val[2] = val[3] = 0u;
+      if (gr < nrows && gc < ncols)
+        val = *reinterpret_cast<const Vec<u32, 4> *>(g + gr * ld + gc);
+      *reinterpret_cast<Vec<u32, 4> *>(s + r * PITCH + cc) = val;
+    }
+  } else {
+    for (int e = threadIdx.x; e < ROWS * COLS; e += THREADS) {
+      const int r = e / COLS, cc = e % COLS;
+      const I gr = row0 + r, gc = col0 + cc;
+      s[r * PITCH + cc] = (gr < nrows && gc < ncols) ? g[gr * ld + gc] : u16(0);
+    }
+  }
+}
+
+/// The same copy as load_tile<VEC = true> with cp.async (16-byte chunks
+/// straight to shared memory, zero-filled out of range), committed as one
+/// group by the caller.
+template <int ROWS, int COLS, int PITCH, int THREADS, class I>
+__device__ __forceinline__ void
+load_tile_async(u16 *s, const u16 *__restrict__ g, I row0, I col0, I nrows,
+                I ncols, I ld) {
+  constexpr int CV = COLS / 8;
+#pragma unroll
+  for (int v = threadIdx.x; v < ROWS * CV; v += THREADS) {
+    const int r = v / CV, cc = (v % CV) * 8;
+    const I gr = row0 + r, gc = col0 + cc;
+    const bool in = gr < nrows && gc < ncols;
+    // Out of range: copy 0 bytes (the chunk is zero-filled) from a valid
+    // address.
+    const u16 *src = in ? g + gr * ld + gc : g;
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+                     smem_addr(s + r * PITCH + cc)),
+                 "l"(src), "r"(in ? 16 : 0));
+  }
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+/// One BK-deep step of the warp's fragments: ldmatrix from the shared tiles,
+/// then MI x NI mma.sync.
+template <class P, int MI, int NI, int A_PITCH, int B_PITCH>
+__device__ __forceinline__ void mma_tile_step(float (&acc)[MI][NI][4],
+                                              const u16 *As, const u16 *Bs,
+                                              int wm, int wn, int lane) {
+#pragma unroll
+  for (int kk = 0; kk < P::BK; kk += 16) {
+    u32 af[MI][4];
+#pragma unroll
+    for (int i = 0; i < MI; ++i) {
+      if (P::TRANS_A)
+        ldmatrix_x4_trans(af[i],
+                          As + (kk + (lane >> 4) * 8 + (lane & 7)) * A_PITCH +
+                              wm + i * 16 + ((lane >> 3) & 1) * 8);
+      else
+        ldmatrix_x4(af[i], As + (wm + i * 16 + (lane & 15)) * A_PITCH + kk +
+                               (lane >> 4) * 8);
+    }
+    u32 bfr[NI][2];
+#pragma unroll
+    for (int j = 0; j < NI; j += 2) {
+      u32 r[4];
+      if (P::TRANS_B)
+        ldmatrix_x4(r, Bs +
+                           (wn + (j + (lane >> 4)) * 8 + (lane & 7)) * B_PITCH +
+                           kk + ((lane >> 3) & 1) * 8);
+      else
+        ldmatrix_x4_trans(r, Bs + (kk + (lane & 15)) * B_PITCH + wn +
+                                 (j + (lane >> 4)) * 8);
+      bfr[j][0] = r[0];
+      bfr[j][1] = r[1];
+      bfr[j + 1][0] = r[2];
+      bfr[j + 1][1] = r[3];
+    }
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int j = 0; j < NI; ++j)
+        mma_op<typename P::T>::run(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
+  }
+}
+
+template <class P>
+__device__ __forceinline__ void tensor_core(
+    const typename P::T *__restrict__ a, const typename P::T *__restrict__ b,
+    const typename P::CT *__restrict__ c, typename P::T *__restrict__ out) {
+  typedef typename P::T T;
+  typedef typename P::I I;
+  constexpr int BM = P::BM, BN = P::BN, BK = P::BK;
+  constexpr int THREADS = 32 * P::WARPS_M * P::WARPS_N;
+  constexpr int WM = BM / P::WARPS_M, WN = BN / P::WARPS_N, MI = WM / 16,
+                NI = WN / 8;
+  // A as [BM][BK] (k contiguous) or [BK][BM] (TRANS_A: m contiguous);
+  // B as [BK][BN] (n contiguous) or [BN][BK] (TRANS_B: k contiguous).
+  constexpr int A_PITCH = P::TRANS_A ? BM + 8 : BK + 8;
+  constexpr int B_PITCH = P::TRANS_B ? BK + 8 : BN + 8;
+  // Two stages: with 16-byte loads legal for both operands, cp.async fills
+  // one stage while the warps multiply the other; else loads are synchronous
+  // (and only stage 0 is used).
+  constexpr bool ASYNC = P::A_VEC && P::B_VEC;
+  constexpr int A_TILE = (P::TRANS_A ? BK : BM) * A_PITCH,
+                B_TILE = (P::TRANS_B ? BN : BK) * B_PITCH;
+  constexpr int STAGES = ASYNC ? 2 : 1;
+  // With 16-byte output stores legal and room for it, the output tile is
+  // staged through the (then idle) operand tiles so stores are whole rows.
+  constexpr int O_PITCH = BN + 8;
+  constexpr bool STAGE_OUT =
+      P::OUT_VEC && BM * O_PITCH <= STAGES * (A_TILE + B_TILE);
+  __shared__ alignas(16) u16 smem[STAGES * (A_TILE + B_TILE)];
+  u16(*As)[A_TILE] = reinterpret_cast<u16(*)[A_TILE]>(smem);
+  u16(*Bs)[B_TILE] = reinterpret_cast<u16(*)[B_TILE]>(smem + STAGES * A_TILE);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int wm = (warp / P::WARPS_N) * WM, wn = (warp % P::WARPS_N) * WN;
+  constexpr I MB = (P::M + BM - 1) / BM;
+  constexpr I KT = (P::K + BK - 1) / BK;
+  for (i64 z = blockIdx.z; z < P::BATCH; z += gridDim.z) {
+    i64 oa, ob;
+    P::batch(z, oa, ob);
+    const u16 *A = reinterpret_cast<const u16 *>(a + oa);
+    const u16 *B = reinterpret_cast<const u16 *>(b + ob);
+    T *O = out + z * P::M * P::N;
+    for (I mb = blockIdx.y; mb < MB; mb += gridDim.y) {
+      const I m0 = mb * BM, n0 = static_cast<I>(blockIdx.x) * BN;
+      float acc[MI][NI][4];
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+          for (int q = 0; q < 4; ++q)
+            acc[i][j][q] = 0.0f;
+      if (ASYNC) {
+        auto issue = [&](int stage, I k0) {
+          if (P::TRANS_A)
+            load_tile_async<BK, BM, A_PITCH, THREADS, I>(As[stage], A, k0, m0,
+                                                         P::K, P::M, P::M);
+          else
+            load_tile_async<BM, BK, A_PITCH, THREADS, I>(As[stage], A, m0, k0,
+                                                         P::M, P::K, P::K);
+          if (P::TRANS_B)
+            load_tile_async<BN, BK, B_PITCH, THREADS, I>(Bs[stage], B, n0, k0,
+                                                         P::N, P::K, P::K);
+          else
+            load_tile_async<BK, BN, B_PITCH, THREADS, I>(Bs[stage], B, k0, n0,
+                                                         P::K, P::N, P::N);
+        };
+        if (KT > 0)
+          issue(0, 0);
+        cp_async_commit();
+        for (I kt = 0; kt < KT; ++kt) {
+          // The next stage was last read in step kt - 1, which every warp
+          // finished at that step's closing barrier.
+          if (kt + 1 < KT)
+            issue((kt + 1) & 1, (kt + 1) * BK);
+          cp_async_commit();  // Possibly empty: keeps one group per step.
+          cp_async_wait<1>(); // Step kt's group has landed (for this thread).
+          __syncthreads();    // ... and for every thread.
+          mma_tile_step<P, MI, NI, A_PITCH, B_PITCH>(acc, As[kt & 1],
+                                                     Bs[kt & 1], wm, wn, lane);
+          __syncthreads();
+        }
+      } else {
+        for (I k0 = 0; k0 < P::K; k0 += BK) {
+          if (P::TRANS_A)
+            load_tile<BK, BM, A_PITCH, THREADS, P::A_VEC, I>(As[0], A, k0, m0,
+                                                             P::K, P::M, P::M);
+          else
+            load_tile<BM, BK, A_PITCH, THREADS, P::A_VEC, I>(As[0], A, m0, k0,
+                                                             P::M, P::K, P::K);
+          if (P::TRANS_B)
+            load_tile<BN, BK, B_PITCH, THREADS, P::B_VEC, I>(Bs[0], B, n0, k0,
+                                                             P::N, P::K, P::K);
+          else
+            load_tile<BK, BN, B_PITCH, THREADS, P::B_VEC, I>(Bs[0], B, k0, n0,
+                                                             P::K, P::N, P::N);
+          __syncthreads();
+          mma_tile_step<P, MI, NI, A_PITCH, B_PITCH>(acc, As[0], Bs[0], wm, wn,
+                                                     lane);
+          __syncthreads();
+        }
+      }
+      // Fragment layout: acc[..][0..1] at row lane/4, columns 2*(lane%4) +
+      // {0,1}; acc[..][2..3] eight rows below.
+      if (STAGE_OUT) {
+        // Every warp finished reading the operand tiles at the k loop's last
+        // barrier. Pairs go to shared memory (conflict-free: the pitch is 4
+        // banks off a multiple of 32), then 16-byte rows to global memory.
+        T *Os = reinterpret_cast<T *>(smem);
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+          for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+              const int r = wm + i * 16 + (lane >> 2) + h * 8;
+              const int cc = wn + j * 8 + (lane & 3) * 2;
+              const I gm = m0 + r, gn = n0 + cc;
+              Vec<T, 2> pair;
+              pair[0] = pair[1] = T{};
+              if (gm < P::M && gn < P::N) { // N % 8 == 0: gn + 1 < N too
+                pair[0] = P::epilogue(acc[i][j][2 * h], c, gm, gn);
+                pair[1] = P::epilogue(acc[i][j][2 * h + 1], c, gm, gn + 1);
+              }
+              store_vec<2>(Os + r * O_PITCH + cc, pair);
+            }
+        __syncthreads();
+        for (int v = threadIdx.x; v < BM * BN / 8; v += THREADS) {
+          const int r = v / (BN / 8), cc = (v % (BN / 8)) * 8;
+          const I gm = m0 + r, gn = n0 + cc;
+          if (gm < P::M && gn < P::N)
+            store_vec<8>(O + gm * P::N + gn,
+                         load_vec<8>(Os + r * O_PITCH + cc));
+        }
+        __syncthreads(); // The next tile reuses the shared memory.
+        continue;
+      }
+#pragma unroll
+      for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const I gm = m0 + wm + i * 16 + (lane >> 2) + h * 8;
+            const I gn = n0 + wn + j * 8 + (lane & 3) * 2;
+            if (gm >= P::M || gn >= P::N)
+              continue;
+            const T v0 = P::epilogue(acc[i][j][2 * h], c, gm, gn);
+            if (P::PAIR_STORE) { // N even: gn + 1 < N, and the pair is 4-byte
+                                 // aligned.
+              Vec<T, 2> pair;
+              pair[0] = v0;
+              pair[1] = P::epilogue(acc[i][j][2 * h + 1], c, gm, gn + 1);
+              store_vec<2>(O + gm * P::N + gn, pair);
+            } else {
+              O[gm * P::N + gn] = v0;
+              if (gn + 1 < P::N)
+                O[gm * P::N + gn + 1] =
+                    P::epilogue(acc[i][j][2 * h + 1], c, gm, gn + 1);
+            }
+          }
+    }
+  }
+}
+
+} // namespace mm
+} // namespace kiln

@@ -1,0 +1,410 @@
+//===- CudaKernelsTest.cpp - Every kernel kind through NVRTC, no GPU ------===//
+//
+// Builds launch specs for every kind over a spread of dtypes and shapes
+// (broadcasts, odd extents, vector and scalar paths, both matmul paths with
+// every transpose), runs the heuristics and the emitters, and compiles each
+// kernel with NVRTC for sm_90: a cubin must come out and the PTX must define
+// the entry. Exits 77 (skipped) when NVRTC is not installed, or 0 with
+// --allow-missing-nvrtc (for lit).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/KernelSpec.h"
+#include "compiler/codegen/cuda/CudaEmitter.h"
+#include "compiler/nvrtc/NvrtcCompiler.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace kiln::codegen;
+using kiln::codegen::DType;
+
+namespace {
+
+BufferSpec buf(DType t, std::vector<int64_t> shape, int64_t align = 256) {
+  BufferSpec b;
+  b.dtype = t;
+  b.shape = std::move(shape);
+  b.alignment = align;
+  return b;
+}
+
+struct Case {
+  LaunchSpec spec;
+  int64_t expectVec = -1; // -1: don't care
+};
+
+std::vector<Case> cases;
+
+LaunchSpec &add(const std::string &name, const std::string &kind,
+                std::vector<BufferSpec> ins, BufferSpec out,
+                int64_t expectVec = -1) {
+  Case c;
+  c.spec.name = name;
+  c.spec.kind = kind;
+  c.spec.inputs = std::move(ins);
+  c.spec.outputs = {std::move(out)};
+  c.expectVec = expectVec;
+  cases.push_back(std::move(c));
+  return cases.back().spec;
+}
+
+void setOp(LaunchSpec &s, const std::string &op) {
+  s.config.set("op", ConfigValue::ofString(op));
+}
+
+void buildCases() {
+  const DType floats[] = {DType::F32, DType::F16, DType::BF16, DType::F64};
+  const DType ints[] = {DType::I8, DType::I32, DType::I64, DType::U8,
+                        DType::U32};
+  for (DType t : floats) {
+    for (const char *op : {"add", "sub", "mul", "div", "max", "min", "pow"})
+      setOp(add(std::string(op) + "_" + dtypeName(t), "elementwise",
+                {buf(t, {4, 64}), buf(t, {64})}, buf(t, {4, 64})),
+            op);
+    for (const char *op : {"equal", "less", "greater_or_equal"})
+      setOp(add(std::string(op) + "_" + dtypeName(t), "elementwise",
+                {buf(t, {3, 1, 5}), buf(t, {4, 1})},
+                buf(DType::Bool, {3, 4, 5})),
+            op);
+    for (const char *op :
+         {"sqrt", "reciprocal", "exp", "log", "erf", "tanh", "sigmoid", "sin",
+          "cos", "floor", "ceil", "neg", "abs", "relu", "gelu", "leaky_relu",
+          "clip", "is_nan"})
+      setOp(add(std::string(op) + "_" + dtypeName(t), "elementwise",
+                {buf(t, {1000})},
+                buf(std::string(op) == "is_nan" ? DType::Bool : t, {1000})),
+            op);
+  }
+  {
+    LaunchSpec &s = add("gelu_tanh", "elementwise", {buf(DType::F32, {8, 16})},
+                        buf(DType::F32, {8, 16}));
+    setOp(s, "gelu");
+    s.config.set("approximate", ConfigValue::ofString("tanh"));
+    LaunchSpec &c = add("clip_min", "elementwise", {buf(DType::F16, {8, 16})},
+                        buf(DType::F16, {8, 16}));
+    setOp(c, "clip");
+    c.config.set("min", ConfigValue::ofFloat(0.0));
+  }
+  for (DType t : ints) {
+    for (const char *op : {"add", "sub", "mul", "div", "max", "min", "pow"})
+      setOp(add(std::string(op) + "_" + dtypeName(t), "elementwise",
+                {buf(t, {2, 3, 7}), buf(t, {3, 1})}, buf(t, {2, 3, 7})),
+            op);
+    for (const char *op : {"neg", "abs", "relu", "clip"}) {
+      LaunchSpec &s = add(std::string(op) + "_" + dtypeName(t), "elementwise",
+                          {buf(t, {33})}, buf(t, {33}));
+      setOp(s, op);
+      s.config.set("min", ConfigValue::ofFloat(-3.5));
+      s.config.set("max", ConfigValue::ofFloat(100.0));
+    }
+  }
+  // pow with mixed types, logic, where, casts between every pair of classes.
+  setOp(add("pow_f32_i64", "elementwise",
+            {buf(DType::F32, {16}), buf(DType::I64, {16})},
+            buf(DType::F32, {16})),
+        "pow");
+  setOp(add("pow_i32_f32", "elementwise",
+            {buf(DType::I32, {16}), buf(DType::F32, {16})},
+            buf(DType::I32, {16})),
+        "pow");
+  for (const char *op : {"and", "or", "xor"})
+    setOp(add(op, "elementwise",
+              {buf(DType::Bool, {64}), buf(DType::Bool, {1})},
+              buf(DType::Bool, {64})),
+          op);
+  setOp(add("not", "elementwise", {buf(DType::Bool, {64})},
+            buf(DType::Bool, {64})),
+        "not");
+  setOp(add("where", "elementwise",
+            {buf(DType::Bool, {2, 1, 8}), buf(DType::F32, {3, 8}),
+             buf(DType::F32, {})},
+            buf(DType::F32, {2, 3, 8})),
+        "where");
+  const DType all[] = {DType::F32,  DType::F16, DType::BF16, DType::F64,
+                       DType::Bool, DType::I8,  DType::I16,  DType::I32,
+                       DType::I64,  DType::U8,  DType::U64};
+  for (DType a : all)
+    for (DType b : all)
+      setOp(add(std::string("cast_") + dtypeName(a) + "_" + dtypeName(b),
+                "elementwise", {buf(a, {12})}, buf(b, {12})),
+            "cast");
+  // Vector widths: contiguous f32 gets 4, an odd extent 1, a misaligned
+  // alias 1.
+  setOp(add("copy_vec", "elementwise", {buf(DType::F32, {1024})},
+            buf(DType::F32, {1024}), 4),
+        "copy");
+  setOp(add("copy_odd", "elementwise", {buf(DType::F32, {1023})},
+            buf(DType::F32, {1023}), 1),
+        "copy");
+  setOp(add("copy_misaligned", "elementwise", {buf(DType::F32, {1024}, 4)},
+            buf(DType::F32, {1024}), 1),
+        "copy");
+  setOp(add("add_bcast_vec", "elementwise",
+            {buf(DType::F16, {128, 1}), buf(DType::F16, {128, 64})},
+            buf(DType::F16, {128, 64}), 8),
+        "add");
+  setOp(add("expand", "elementwise", {buf(DType::I64, {3, 1})},
+            buf(DType::I64, {2, 3, 4})),
+        "copy");
+
+  // Data movement.
+  {
+    LaunchSpec &t = add("transpose", "transpose", {buf(DType::F32, {2, 3, 4})},
+                        buf(DType::F32, {4, 2, 3}));
+    t.config.set("perm", ConfigValue::ofInts({2, 0, 1}));
+    LaunchSpec &t2 =
+        add("transpose_inner", "transpose", {buf(DType::F16, {8, 4, 64})},
+            buf(DType::F16, {4, 8, 64}), 8);
+    t2.config.set("perm", ConfigValue::ofInts({1, 0, 2}));
+    LaunchSpec &t3 =
+        add("transpose_tiled_bool", "transpose",
+            {buf(DType::Bool, {5, 3, 40, 2})}, buf(DType::Bool, {5, 2, 40, 3}));
+    t3.config.set("perm", ConfigValue::ofInts({0, 3, 2, 1}));
+    LaunchSpec &t4 =
+        add("transpose_tiled_f16", "transpose", {buf(DType::F16, {100, 70})},
+            buf(DType::F16, {70, 100}));
+    t4.config.set("perm", ConfigValue::ofInts({1, 0}));
+    LaunchSpec &sl = add("slice", "slice", {buf(DType::F32, {4, 8})},
+                         buf(DType::F32, {4, 3}));
+    sl.config.set("starts", ConfigValue::ofInts({0, 7}));
+    sl.config.set("steps", ConfigValue::ofInts({1, -2}));
+    LaunchSpec &tr = add("trilu", "trilu", {buf(DType::F32, {2, 5, 8})},
+                         buf(DType::F32, {2, 5, 8}), 4);
+    tr.config.set("k", ConfigValue::ofInt(-1));
+    tr.config.set("upper", ConfigValue::ofBool(true));
+    LaunchSpec &cc =
+        add("concat", "concat",
+            {buf(DType::F32, {2, 3, 4}), buf(DType::F32, {2, 1, 4}),
+             buf(DType::F32, {2, 0, 4})},
+            buf(DType::F32, {2, 4, 4}), 4);
+    cc.config.set("axis", ConfigValue::ofInt(1));
+    LaunchSpec &c2 = add("concat_last", "concat",
+                         {buf(DType::I64, {2, 3}), buf(DType::I64, {2, 5})},
+                         buf(DType::I64, {2, 8}), 1);
+    c2.config.set("axis", ConfigValue::ofInt(1));
+  }
+  // Reductions.
+  for (DType t : {DType::F32, DType::F16, DType::F64, DType::I32, DType::U8}) {
+    for (const char *op : {"sum", "mean", "max", "min", "prod"}) {
+      LaunchSpec &r = add(std::string("reduce_row_") + op + dtypeName(t),
+                          "reduce", {buf(t, {4, 3, 300})}, buf(t, {4, 3, 1}));
+      setOp(r, op);
+      r.config.set("axes", ConfigValue::ofInts({2}));
+      LaunchSpec &c = add(std::string("reduce_col_") + op + dtypeName(t),
+                          "reduce", {buf(t, {5, 6, 7})}, buf(t, {6}));
+      setOp(c, op);
+      c.config.set("axes", ConfigValue::ofInts({0, 2}));
+    }
+  }
+  {
+    LaunchSpec &r = add("reduce_bool", "reduce", {buf(DType::Bool, {4, 40})},
+                        buf(DType::Bool, {4}));
+    setOp(r, "max");
+    r.config.set("axes", ConfigValue::ofInts({1}));
+    LaunchSpec &all2 = add("reduce_all", "reduce", {buf(DType::F32, {3, 4, 5})},
+                           buf(DType::F32, {}));
+    setOp(all2, "sum");
+  }
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::F64})
+    for (bool log : {false, true}) {
+      LaunchSpec &s = add(std::string("softmax_row_") + dtypeName(t), "softmax",
+                          {buf(t, {3, 100})}, buf(t, {3, 100}));
+      s.config.set("axis", ConfigValue::ofInt(1));
+      s.config.set("log", ConfigValue::ofBool(log));
+      LaunchSpec &c = add(std::string("softmax_col_") + dtypeName(t), "softmax",
+                          {buf(t, {3, 100, 5})}, buf(t, {3, 100, 5}));
+      c.config.set("axis", ConfigValue::ofInt(1));
+      c.config.set("log", ConfigValue::ofBool(log));
+    }
+  for (DType t : {DType::F32, DType::F16, DType::BF16}) {
+    LaunchSpec &l = add(std::string("layer_norm_") + dtypeName(t), "layer_norm",
+                        {buf(t, {2, 7, 768}), buf(t, {768}), buf(t, {768})},
+                        buf(t, {2, 7, 768}));
+    l.config.set("axis", ConfigValue::ofInt(2));
+    l.config.set("epsilon", ConfigValue::ofFloat(1e-5));
+    LaunchSpec &l2 =
+        add(std::string("layer_norm_bcast_") + dtypeName(t), "layer_norm",
+            {buf(t, {2, 7, 8}), buf(t, {1, 8})}, buf(t, {2, 7, 8}));
+    l2.config.set("axis", ConfigValue::ofInt(1));
+    l2.config.set("epsilon", ConfigValue::ofFloat(1e-5));
+  }
+  {
+    LaunchSpec &b =
+        add("batch_norm", "batch_norm",
+            {buf(DType::F32, {2, 3, 4, 4}), buf(DType::F32, {3}),
+             buf(DType::F32, {3}), buf(DType::F32, {3}), buf(DType::F32, {3})},
+            buf(DType::F32, {2, 3, 4, 4}));
+    b.config.set("epsilon", ConfigValue::ofFloat(1e-5));
+  }
+  // Matmuls: both paths, every transpose, batch broadcast, gemm epilogue.
+  for (DType t : {DType::F16, DType::BF16, DType::F32, DType::F64, DType::I32,
+                  DType::I64})
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb)
+        for (int64_t m : {int64_t(37), int64_t(256)}) {
+          int64_t k = 72, n = 200;
+          LaunchSpec &s =
+              add(std::string("matmul_") + dtypeName(t) + (ta ? "_ta" : "") +
+                      (tb ? "_tb" : "") + "_m" + std::to_string(m),
+                  "matmul",
+                  {buf(t, ta ? std::vector<int64_t>{3, k, m}
+                             : std::vector<int64_t>{3, m, k}),
+                   buf(t, tb ? std::vector<int64_t>{n, k}
+                             : std::vector<int64_t>{k, n})},
+                  buf(t, {3, m, n}));
+          s.config.set("trans_a", ConfigValue::ofBool(ta));
+          s.config.set("trans_b", ConfigValue::ofBool(tb));
+        }
+  for (DType t : {DType::F32, DType::F16, DType::I32}) {
+    LaunchSpec &g =
+        add(std::string("gemm_c_") + dtypeName(t), "matmul",
+            {buf(t, {4, 8}), buf(t, {16, 8}), buf(t, {16})}, buf(t, {4, 16}));
+    g.config.set("trans_b", ConfigValue::ofBool(true));
+    g.config.set("alpha", ConfigValue::ofFloat(0.5));
+    g.config.set("beta", ConfigValue::ofFloat(2.0));
+  }
+  {
+    LaunchSpec &s = add("matmul_simt_f16", "matmul",
+                        {buf(DType::F16, {9, 5}), buf(DType::F16, {5, 3})},
+                        buf(DType::F16, {9, 3}));
+    s.config.set("path", ConfigValue::ofString("simt"));
+  }
+  // Convolution and pooling.
+  for (DType t : {DType::F32, DType::F16}) {
+    LaunchSpec &c =
+        add(std::string("conv2d_") + dtypeName(t), "conv",
+            {buf(t, {1, 4, 9, 9}), buf(t, {6, 2, 3, 3}), buf(t, {6})},
+            buf(t, {1, 6, 4, 4}));
+    c.config.set("strides", ConfigValue::ofInts({2, 2}));
+    c.config.set("pads", ConfigValue::ofInts({1, 1, 0, 0}));
+    c.config.set("dilations", ConfigValue::ofInts({1, 2}));
+    c.config.set("group", ConfigValue::ofInt(2));
+  }
+  {
+    LaunchSpec &c =
+        add("conv1d", "conv",
+            {buf(DType::F32, {2, 3, 10}), buf(DType::F32, {4, 3, 3})},
+            buf(DType::F32, {2, 4, 8}));
+    c.config.set("strides", ConfigValue::ofInts({1}));
+    c.config.set("pads", ConfigValue::ofInts({0, 0}));
+    c.config.set("dilations", ConfigValue::ofInts({1}));
+    c.config.set("group", ConfigValue::ofInt(1));
+    for (const char *op : {"max", "average"})
+      for (DType t : {DType::F32, DType::F16}) {
+        LaunchSpec &p = add(std::string("pool_") + op + dtypeName(t), "pool",
+                            {buf(t, {1, 3, 8, 8})}, buf(t, {1, 3, 4, 4}));
+        setOp(p, op);
+        p.config.set("kernel_shape", ConfigValue::ofInts({3, 3}));
+        p.config.set("strides", ConfigValue::ofInts({2, 2}));
+        p.config.set("pads", ConfigValue::ofInts({1, 1, 1, 1}));
+        p.config.set("dilations", ConfigValue::ofInts({1, 1}));
+        p.config.set("count_include_pad", ConfigValue::ofBool(true));
+      }
+    LaunchSpec &pi = add("pool_max_i32", "pool", {buf(DType::I32, {1, 2, 5})},
+                         buf(DType::I32, {1, 2, 2}));
+    setOp(pi, "max");
+    pi.config.set("kernel_shape", ConfigValue::ofInts({2}));
+    pi.config.set("strides", ConfigValue::ofInts({2}));
+    pi.config.set("pads", ConfigValue::ofInts({0, 0}));
+    pi.config.set("dilations", ConfigValue::ofInts({1}));
+  }
+  // Gathers.
+  for (DType it : {DType::I64, DType::I32, DType::U8}) {
+    LaunchSpec &g = add(std::string("gather_") + dtypeName(it), "gather",
+                        {buf(DType::F32, {100, 64}), buf(it, {2, 5})},
+                        buf(DType::F32, {2, 5, 64}), 4);
+    g.config.set("axis", ConfigValue::ofInt(0));
+    LaunchSpec &ge = add(
+        std::string("gather_elements_") + dtypeName(it), "gather_elements",
+        {buf(DType::F16, {4, 6}), buf(it, {4, 3})}, buf(DType::F16, {4, 3}));
+    ge.config.set("axis", ConfigValue::ofInt(1));
+  }
+  {
+    LaunchSpec &g = add("gather_axis1", "gather",
+                        {buf(DType::I64, {3, 7, 5}), buf(DType::I64, {4})},
+                        buf(DType::I64, {3, 4, 5}), 1);
+    g.config.set("axis", ConfigValue::ofInt(1));
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool verbose = argc > 1 && std::strcmp(argv[1], "-v") == 0;
+  bool allowMissing =
+      argc > 1 && std::strcmp(argv[1], "--allow-missing-nvrtc") == 0;
+  std::string error;
+  if (!kiln::nvrtc::loadNvrtc(error)) {
+    std::printf("SKIPPED: %s\n", error.c_str());
+    return allowMissing ? 0 : 77;
+  }
+  buildCases();
+  std::vector<kiln::nvrtc::KernelRequest> requests;
+  int failures = 0;
+  for (Case &c : cases) {
+    if (!configureLaunch(c.spec, error)) {
+      std::printf("FAIL configure %s: %s\n", c.spec.name.c_str(),
+                  error.c_str());
+      ++failures;
+      continue;
+    }
+    if (c.expectVec >= 0 && c.spec.config.getInt("vec") != c.expectVec) {
+      std::printf("FAIL %s: vec %lld, expected %lld\n", c.spec.name.c_str(),
+                  (long long)c.spec.config.getInt("vec"),
+                  (long long)c.expectVec);
+      ++failures;
+    }
+    kiln::codegen::cuda::KernelSource src;
+    if (!kiln::codegen::cuda::emitKernelSource(c.spec, src, error)) {
+      std::printf("FAIL emit %s: %s\n", c.spec.name.c_str(), error.c_str());
+      ++failures;
+      continue;
+    }
+    if (verbose && argc > 2 && c.spec.name == argv[2])
+      std::printf("%s\n", src.source.c_str());
+    requests.push_back({c.spec.name, src.entry, src.source});
+  }
+  std::vector<kiln::nvrtc::CompiledKernel> compiled;
+  kiln::nvrtc::CompileOptions options;
+  if (!kiln::nvrtc::compileKernels(requests, options, compiled, error)) {
+    std::printf("FAIL compile:\n%s\n", error.c_str());
+    return 1;
+  }
+  for (const kiln::nvrtc::CompiledKernel &k : compiled) {
+    bool ok = !k.cubin.empty() &&
+              k.ptx.find(".entry " + k.entry) != std::string::npos;
+    if (!ok) {
+      std::printf("FAIL %s: no cubin or entry %s missing from the PTX\n",
+                  k.name.c_str(), k.entry.c_str());
+      ++failures;
+    } else if (verbose) {
+      std::printf("ok %s (%s): cubin %zu bytes\n", k.name.c_str(),
+                  k.entry.c_str(), k.cubin.size());
+    }
+  }
+  // A second compile of the same kernels must come from the cache.
+  uint64_t before = kiln::nvrtc::compileCount();
+  if (!kiln::nvrtc::compileKernels(requests, options, compiled, error) ||
+      kiln::nvrtc::compileCount() != before) {
+    std::printf("FAIL: recompiling identical kernels ran NVRTC again\n");
+    ++failures;
+  }
+  // A broken kernel reports its name and NVRTC's log.
+  std::vector<kiln::nvrtc::KernelRequest> bad = {
+      {"broken_launch", "kiln_broken",
+       "extern \"C\" __global__ void kiln_broken() { undeclared(); }"}};
+  if (kiln::nvrtc::compileKernels(bad, options, compiled, error) ||
+      error.find("broken_launch") == std::string::npos ||
+      error.find("undeclared") == std::string::npos) {
+    std::printf(
+        "FAIL: a compile error did not name the kernel and the log: %s\n",
+        error.c_str());
+    ++failures;
+  }
+  std::printf("%zu kernels, %d failures (NVRTC %s, %s)\n", requests.size(),
+              failures, kiln::nvrtc::nvrtcVersion().c_str(),
+              options.arch.c_str());
+  return failures ? 1 : 0;
+}

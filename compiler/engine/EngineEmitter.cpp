@@ -1,0 +1,127 @@
+//===- EngineEmitter.cpp - CompiledModel to engine file -------------------===//
+#include "compiler/engine/EngineEmitter.h"
+
+#include "kiln/engine_writer.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SHA256.h"
+
+namespace kiln {
+
+namespace cg = kiln::codegen;
+namespace ew = kiln::engine;
+
+static kiln_dtype toRuntime(cg::DType t) {
+  switch (t) {
+  case cg::DType::F16: return KILN_DTYPE_F16;
+  case cg::DType::BF16: return KILN_DTYPE_BF16;
+  case cg::DType::F32: return KILN_DTYPE_F32;
+  case cg::DType::F64: return KILN_DTYPE_F64;
+  case cg::DType::Bool: return KILN_DTYPE_BOOL;
+  case cg::DType::I8: return KILN_DTYPE_I8;
+  case cg::DType::I16: return KILN_DTYPE_I16;
+  case cg::DType::I32: return KILN_DTYPE_I32;
+  case cg::DType::I64: return KILN_DTYPE_I64;
+  case cg::DType::U8: return KILN_DTYPE_U8;
+  case cg::DType::U16: return KILN_DTYPE_U16;
+  case cg::DType::U32: return KILN_DTYPE_U32;
+  case cg::DType::U64: return KILN_DTYPE_U64;
+  }
+  return KILN_DTYPE_INVALID;
+}
+
+std::string sha256File(const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer)
+    return "";
+  auto digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef((*buffer)->getBuffer()));
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
+
+bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
+                 const std::string &path, std::string &error) {
+  ew::ManifestSpec manifest;
+  manifest.compilerVersion = prov.compilerVersion.substr(0, 31);
+  manifest.targetArch = model.arch;
+  for (const auto &t : model.inputs)
+    manifest.inputs.push_back({t.name, toRuntime(t.dtype), t.shape});
+  for (const auto &t : model.outputs)
+    manifest.outputs.push_back({t.name, toRuntime(t.dtype), t.shape});
+  manifest.provenance.modelSha256 = sha256File(prov.modelPath);
+  manifest.provenance.compileFlags = prov.compileFlags;
+  manifest.provenance.tuningCacheHash = prov.tuningCacheHash;
+
+  ew::EngineWriter writer(std::move(manifest));
+  ew::PlanSpec plan;
+  plan.arenaSize = model.arenaSize;
+  plan.isStatic = true;
+
+  for (size_t i = 0; i < model.kernels.size(); ++i) {
+    const auto &k = model.kernels[i];
+    ew::ImageSpec image;
+    image.name = k.name;
+    if (!k.cubin.empty())
+      image.cubinSection =
+          (int32_t)writer.addCubin(std::vector<uint8_t>(k.cubin.begin(), k.cubin.end()));
+    if (!k.ptx.empty())
+      image.ptxSection = (int32_t)writer.addPtx(k.ptx);
+    if (prov.keepSources)
+      writer.addExtra("source:" + std::to_string(i) + ":" + k.entry,
+                      std::vector<uint8_t>(k.source.begin(), k.source.end()));
+    plan.images.push_back(std::move(image));
+  }
+  std::vector<uint32_t> weightSections;
+  for (const auto &w : model.weights)
+    weightSections.push_back(
+        writer.addWeights(std::vector<uint8_t>(w.data.begin(), w.data.end())));
+
+  for (const auto &b : model.buffers) {
+    switch (b.kind) {
+    case cg::BufferDesc::Kind::Arena:
+      plan.buffers.push_back(ew::BufferSpec::arena(b.offset, b.size, b.name));
+      break;
+    case cg::BufferDesc::Kind::Weights:
+      if (b.index >= weightSections.size()) {
+        error = "internal: buffer '" + b.name + "' names weight " + std::to_string(b.index) +
+                " of " + std::to_string(weightSections.size());
+        return false;
+      }
+      plan.buffers.push_back(
+          ew::BufferSpec::weights(weightSections[b.index], b.offset, b.size, b.name));
+      break;
+    case cg::BufferDesc::Kind::Input:
+      plan.buffers.push_back(ew::BufferSpec::input(b.index, b.size, b.name));
+      break;
+    case cg::BufferDesc::Kind::Output:
+      plan.buffers.push_back(ew::BufferSpec::output(b.index, b.size, b.name));
+      break;
+    }
+  }
+  for (size_t i = 0; i < model.launches.size(); ++i) {
+    const cg::Launch &l = model.launches[i];
+    ew::KernelSpec k;
+    k.name = l.name;
+    k.image = l.kernel;
+    k.entry = model.kernels.at(l.kernel).entry;
+    k.grid = {l.grid[0], l.grid[1], l.grid[2]};
+    k.block = {l.block[0], l.block[1], l.block[2]};
+    k.dynamicSharedBytes = l.smem;
+    for (const cg::LaunchArg &a : l.args) {
+      ew::ArgSpec arg;
+      arg.kind = a.kind == cg::LaunchArg::Kind::BufferRef ? ew::ArgKind::BufferRef
+                                                          : ew::ArgKind::Scalar;
+      arg.scalarType = static_cast<ew::ScalarType>(a.scalarType);
+      arg.buffer = a.buffer;
+      arg.value = a.value;
+      k.args.push_back(arg);
+    }
+    plan.kernels.push_back(std::move(k));
+    plan.launchOrder.push_back((uint32_t)i);
+  }
+  writer.addPlan(std::move(plan));
+  return writer.writeFile(path, error);
+}
+
+} // namespace kiln

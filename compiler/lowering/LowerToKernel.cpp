@@ -1,0 +1,521 @@
+//===- LowerToKernel.cpp - Graph dialect to buffers and launches ----------===//
+//
+// A function-at-a-time conversion rather than a pattern set: every graph op
+// maps to exactly one buffer plus at most one launch, in program order, and
+// output binding needs the whole function (whether a value is the only view
+// of its allocation), so a single walk is both simpler and deterministic.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lowering/Passes.h"
+
+#include "compiler/codegen/KernelSpec.h"
+#include "compiler/lowering/SpecBridge.h"
+#include "dialects/graph/GraphOps.h"
+#include "dialects/kernel/KernelOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#define DEBUG_TYPE "kiln-lower-to-kernel"
+
+using namespace mlir;
+using namespace kiln;
+namespace graph = kiln::graph;
+namespace kern = kiln::kernel;
+using kiln::codegen::Config;
+using kiln::codegen::ConfigValue;
+
+namespace kiln {
+#define GEN_PASS_DEF_LOWERTOKERNELPASS
+#include "compiler/lowering/Passes.h.inc"
+} // namespace kiln
+
+namespace {
+
+/// The ONNX node name in a location, or "".
+std::string nodeName(Location loc) {
+  std::string name;
+  loc->walk([&](Location l) {
+    if (auto n = dyn_cast<NameLoc>(l)) {
+      name = n.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}
+
+MemRefType memrefOf(Type t) {
+  auto rt = cast<RankedTensorType>(t);
+  return MemRefType::get(rt.getShape(), rt.getElementType());
+}
+
+int64_t numElements(Type t) { return cast<ShapedType>(t).getNumElements(); }
+
+/// "graph.add" -> "add".
+StringRef mnemonic(Operation *op) { return op->getName().stripDialect(); }
+
+struct Counters {
+  int64_t launches = 0, aliases = 0, outputCopies = 0;
+};
+
+/// Lowers the ops of one graph function into the entry block of its kernel
+/// function.
+class FunctionLowering {
+public:
+  FunctionLowering(OpBuilder &b, Counters &counters)
+      : b(b), counters(counters) {}
+
+  void map(Value from, Value to) { values[from] = to; }
+  Value lookup(Value v) const { return values.lookup(v); }
+
+  LogicalResult lowerOp(Operation *op);
+
+  /// A fresh launch symbol: the node name (sanitized) or the kind, unique in
+  /// the function.
+  std::string uniqueName(Location loc, StringRef kind) {
+    std::string base = nodeName(loc);
+    for (char &c : base)
+      if (!isalnum(static_cast<unsigned char>(c)) && c != '_')
+        c = '_';
+    if (base.empty() || isdigit(static_cast<unsigned char>(base[0])))
+      base = kind.str() + (base.empty() ? "" : "_" + base);
+    std::string name = base;
+    for (unsigned i = 1; !names.insert(name).second; ++i)
+      name = base + "_" + std::to_string(i);
+    return name;
+  }
+
+  Value alias(Location loc, Value src, ArrayRef<int64_t> shape,
+              int64_t offset = 0) {
+    auto srcType = cast<MemRefType>(src.getType());
+    auto type = MemRefType::get(shape, srcType.getElementType());
+    if (type == srcType && offset == 0)
+      return src;
+    ++counters.aliases;
+    auto op =
+        kern::AliasOp::create(b, loc, type, src, b.getI64IntegerAttr(offset));
+    return op.getResult();
+  }
+
+  /// Creates the launch of `kind` writing `target`; fails with a diagnostic
+  /// at `loc` when the heuristics reject it. Nothing is launched when the
+  /// target has no elements.
+  LogicalResult launch(Location loc, StringRef kind, Config config,
+                       ArrayRef<Value> ins, Value target,
+                       StringRef nameHint = "") {
+    if (numElements(target.getType()) == 0)
+      return success();
+    codegen::LaunchSpec spec;
+    spec.name = uniqueName(loc, nameHint.empty() ? kind : nameHint);
+    spec.kind = kind.str();
+    spec.config = std::move(config);
+    for (Value v : ins) {
+      FailureOr<codegen::BufferSpec> bs = bufferSpecOf(v);
+      if (failed(bs))
+        return emitError(loc) << "cannot lower an operand of type "
+                              << v.getType() << " to a kernel buffer";
+      spec.inputs.push_back(*bs);
+    }
+    FailureOr<codegen::BufferSpec> os = bufferSpecOf(target);
+    if (failed(os))
+      return emitError(loc) << "cannot lower a result of type "
+                            << target.getType() << " to a kernel buffer";
+    spec.outputs.push_back(*os);
+    std::string error;
+    if (!codegen::configureLaunch(spec, error))
+      return emitError(loc) << "cannot lower to a kernel: " << error;
+    kern::LaunchOp::create(
+        b, loc, b.getStringAttr(spec.name), ValueRange(ins), ValueRange{target},
+        b.getStringAttr(spec.kind), configToAttr(b.getContext(), spec.config),
+        b.getDenseI64ArrayAttr({spec.grid[0], spec.grid[1], spec.grid[2]}),
+        b.getDenseI64ArrayAttr({spec.block[0], spec.block[1], spec.block[2]}),
+        b.getI64IntegerAttr(spec.smem));
+    ++counters.launches;
+    return success();
+  }
+
+  /// A new alloc for `op`'s result, written by one launch of `kind`.
+  LogicalResult allocAndLaunch(Operation *op, StringRef kind, Config config,
+                               ArrayRef<Value> graphOperands) {
+    SmallVector<Value> ins;
+    for (Value v : graphOperands)
+      ins.push_back(lookup(v));
+    Value out = kern::AllocOp::create(
+        b, op->getLoc(), memrefOf(op->getResult(0).getType()), IntegerAttr());
+    map(op->getResult(0), out);
+    return launch(op->getLoc(), kind, std::move(config), ins, out,
+                  mnemonic(op));
+  }
+
+  /// Fills output `index` (argument `outArg`) with `value`'s buffer: binds the
+  /// buffer's allocation to the output when it can, else copies.
+  LogicalResult bindOutput(Location loc, Value buffer, BlockArgument outArg);
+
+private:
+  LogicalResult lowerMatMul(graph::MatMulOp op);
+  LogicalResult lowerSlice(graph::SliceOp op);
+
+  OpBuilder &b;
+  Counters &counters;
+  DenseMap<Value, Value> values;
+  llvm::StringSet<> names;
+  llvm::DenseSet<Operation *> boundAllocs;
+};
+
+Config
+cfg(std::initializer_list<std::pair<const char *, ConfigValue>> entries) {
+  Config c;
+  for (const auto &[k, v] : entries)
+    c.set(k, v);
+  return c;
+}
+ConfigValue str(StringRef s) { return ConfigValue::ofString(s.str()); }
+ConfigValue i64(int64_t v) { return ConfigValue::ofInt(v); }
+ConfigValue f64(double v) { return ConfigValue::ofFloat(v); }
+ConfigValue boolean(bool v) { return ConfigValue::ofBool(v); }
+ConfigValue ints(ArrayRef<int64_t> v) {
+  return ConfigValue::ofInts(std::vector<int64_t>(v.begin(), v.end()));
+}
+
+LogicalResult FunctionLowering::lowerMatMul(graph::MatMulOp op) {
+  Location loc = op.getLoc();
+  Value a = lookup(op.getLhs()), bb = lookup(op.getRhs());
+  SmallVector<int64_t> as(op.getLhs().getType().getShape()),
+      bs(op.getRhs().getType().getShape());
+  // ONNX promotes 1-D operands to matrices; the kernel always sees rank >= 2.
+  if (as.size() == 1)
+    as.insert(as.begin(), 1);
+  if (bs.size() == 1)
+    bs.push_back(1);
+  int64_t m = as[as.size() - 2], n = bs.back();
+  SmallVector<int64_t> batch = *graph::broadcastShapes(
+      ArrayRef<int64_t>(as).drop_back(2), ArrayRef<int64_t>(bs).drop_back(2));
+  // A batched A times one matrix B is one taller matrix product.
+  if (bs.size() == 2 && as.size() > 2) {
+    int64_t rows = 1;
+    for (int64_t d : ArrayRef<int64_t>(as).drop_back(1))
+      rows *= d;
+    as = {rows, as.back()};
+    m = rows;
+    batch.clear();
+  }
+  SmallVector<int64_t> outShape = batch;
+  outShape.push_back(m);
+  outShape.push_back(n);
+  Value out =
+      kern::AllocOp::create(b, loc, memrefOf(op.getType()), IntegerAttr());
+  map(op.getResult(), out);
+  Value aView = alias(loc, a, as), bView = alias(loc, bb, bs);
+  Value target = alias(loc, out, outShape);
+  return launch(loc, "matmul",
+                cfg({{"trans_a", boolean(false)}, {"trans_b", boolean(false)}}),
+                {aView, bView}, target);
+}
+
+LogicalResult FunctionLowering::lowerSlice(graph::SliceOp op) {
+  ArrayRef<int64_t> in = op.getInput().getType().getShape();
+  ArrayRef<int64_t> out = op.getType().getShape();
+  ArrayRef<int64_t> starts = op.getStarts(), steps = op.getSteps();
+  int64_t rank = in.size();
+  // One contiguous range: unit counts, then one axis walked forward, then
+  // whole axes.
+  int64_t partial = -1;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!(out[d] == in[d] && (in[d] == 1 || (starts[d] == 0 && steps[d] == 1))))
+      partial = d;
+  bool contiguous = partial < 0 || out[partial] == 1 || steps[partial] == 1;
+  for (int64_t d = 0; d < partial && contiguous; ++d)
+    contiguous = out[d] == 1;
+  if (contiguous && numElements(op.getType()) > 0) {
+    std::vector<int64_t> strides =
+        codegen::rowMajorStrides(std::vector<int64_t>(in.begin(), in.end()));
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      offset += (out[d] == in[d] ? 0 : starts[d]) * strides[d];
+    auto inType = cast<MemRefType>(lookup(op.getInput()).getType());
+    offset *= kern::elementByteSize(inType.getElementType());
+    map(op.getResult(), alias(op.getLoc(), lookup(op.getInput()), out, offset));
+    return success();
+  }
+  return allocAndLaunch(op, "slice",
+                        cfg({{"starts", ints(starts)}, {"steps", ints(steps)}}),
+                        {op.getInput()});
+}
+
+LogicalResult FunctionLowering::lowerOp(Operation *op) {
+  if (op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()))
+    return op->emitError() << "cannot lower '" << op->getName()
+                           << "' to kernels";
+  auto ew = [&](Config c) {
+    c.set("op", str(mnemonic(op)));
+    return allocAndLaunch(op, "elementwise", std::move(c),
+                          SmallVector<Value>(op->getOperands()));
+  };
+  return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](graph::ConstantOp c) {
+        std::string name = nodeName(c.getLoc());
+        auto w = kern::WeightOp::create(
+            b, c.getLoc(), memrefOf(c.getType()), c.getValue(),
+            name.empty() ? StringAttr() : b.getStringAttr(name));
+        map(c.getResult(), w.getResult());
+        return success();
+      })
+      .Case([&](graph::ReshapeOp r) {
+        map(r.getResult(),
+            alias(r.getLoc(), lookup(r.getInput()), r.getType().getShape()));
+        return success();
+      })
+      .Case<graph::SqrtOp, graph::ReciprocalOp, graph::ExpOp, graph::LogOp,
+            graph::ErfOp, graph::TanhOp, graph::SigmoidOp, graph::SinOp,
+            graph::CosOp, graph::FloorOp, graph::CeilOp, graph::NegOp,
+            graph::AbsOp, graph::ReluOp, graph::NotOp, graph::IsNaNOp,
+            graph::CastOp, graph::AddOp, graph::SubOp, graph::MulOp,
+            graph::DivOp, graph::MaxOp, graph::MinOp, graph::PowOp,
+            graph::EqualOp, graph::LessOp, graph::LessOrEqualOp,
+            graph::GreaterOp, graph::GreaterOrEqualOp, graph::AndOp,
+            graph::OrOp, graph::XorOp, graph::WhereOp>(
+          [&](Operation *) { return ew(Config()); })
+      .Case([&](graph::GeluOp g) {
+        return ew(cfg({{"approximate", str(g.getApproximate())}}));
+      })
+      .Case([&](graph::LeakyReluOp l) {
+        return ew(cfg({{"alpha", f64(l.getAlphaAttr().getValueAsDouble())}}));
+      })
+      .Case([&](graph::ClipOp c) {
+        Config conf;
+        if (auto lo = c.getMinAttr())
+          conf.set("min", f64(lo.getValueAsDouble()));
+        if (auto hi = c.getMaxAttr())
+          conf.set("max", f64(hi.getValueAsDouble()));
+        return ew(std::move(conf));
+      })
+      .Case([&](graph::ExpandOp e) {
+        return allocAndLaunch(e, "elementwise", cfg({{"op", str("copy")}}),
+                              {e.getInput()});
+      })
+      .Case<graph::ReduceSumOp, graph::ReduceMeanOp, graph::ReduceMaxOp,
+            graph::ReduceMinOp, graph::ReduceProdOp>([&](Operation *r) {
+        StringRef what = mnemonic(r).drop_front(strlen("reduce_"));
+        auto axes = r->getAttrOfType<DenseI64ArrayAttr>("axes").asArrayRef();
+        return allocAndLaunch(r, "reduce",
+                              cfg({{"op", str(what)}, {"axes", ints(axes)}}),
+                              {r->getOperand(0)});
+      })
+      .Case<graph::SoftmaxOp, graph::LogSoftmaxOp>([&](Operation *s) {
+        int64_t axis = s->getAttrOfType<IntegerAttr>("axis").getInt();
+        return allocAndLaunch(
+            s, "softmax",
+            cfg({{"axis", i64(axis)},
+                 {"log", boolean(isa<graph::LogSoftmaxOp>(s))}}),
+            {s->getOperand(0)});
+      })
+      .Case([&](graph::LayerNormOp l) {
+        return allocAndLaunch(
+            l, "layer_norm",
+            cfg({{"axis", i64(l.getAxis())},
+                 {"epsilon", f64(l.getEpsilonAttr().getValueAsDouble())}}),
+            SmallVector<Value>(l->getOperands()));
+      })
+      .Case([&](graph::BatchNormOp n) {
+        return allocAndLaunch(
+            n, "batch_norm",
+            cfg({{"epsilon", f64(n.getEpsilonAttr().getValueAsDouble())}}),
+            SmallVector<Value>(n->getOperands()));
+      })
+      .Case([&](graph::MatMulOp m) { return lowerMatMul(m); })
+      .Case([&](graph::GemmOp g) {
+        return allocAndLaunch(
+            g, "matmul",
+            cfg({{"trans_a", boolean(g.getTransA())},
+                 {"trans_b", boolean(g.getTransB())},
+                 {"alpha", f64(g.getAlphaAttr().getValueAsDouble())},
+                 {"beta", f64(g.getBetaAttr().getValueAsDouble())}}),
+            SmallVector<Value>(g->getOperands()));
+      })
+      .Case([&](graph::ConvOp c) {
+        return allocAndLaunch(c, "conv",
+                              cfg({{"strides", ints(c.getStrides())},
+                                   {"pads", ints(c.getPads())},
+                                   {"dilations", ints(c.getDilations())},
+                                   {"group", i64(c.getGroup())}}),
+                              SmallVector<Value>(c->getOperands()));
+      })
+      .Case<graph::MaxPoolOp, graph::AveragePoolOp>([&](Operation *p) {
+        auto arr = [&](StringRef n) {
+          return p->getAttrOfType<DenseI64ArrayAttr>(n).asArrayRef();
+        };
+        auto cip = p->getAttrOfType<BoolAttr>("count_include_pad");
+        return allocAndLaunch(
+            p, "pool",
+            cfg({{"op", str(isa<graph::MaxPoolOp>(p) ? "max" : "average")},
+                 {"kernel_shape", ints(arr("kernel_shape"))},
+                 {"strides", ints(arr("strides"))},
+                 {"pads", ints(arr("pads"))},
+                 {"dilations", ints(arr("dilations"))},
+                 {"count_include_pad", boolean(cip && cip.getValue())}}),
+            {p->getOperand(0)});
+      })
+      .Case<graph::GatherOp, graph::GatherElementsOp>([&](Operation *g) {
+        int64_t axis = g->getAttrOfType<IntegerAttr>("axis").getInt();
+        return allocAndLaunch(g, mnemonic(g), cfg({{"axis", i64(axis)}}),
+                              SmallVector<Value>(g->getOperands()));
+      })
+      .Case([&](graph::TransposeOp t) {
+        return allocAndLaunch(
+            t, "transpose", cfg({{"perm", ints(t.getPerm())}}), {t.getInput()});
+      })
+      .Case([&](graph::ConcatOp c) {
+        return allocAndLaunch(c, "concat", cfg({{"axis", i64(c.getAxis())}}),
+                              SmallVector<Value>(c.getInputs()));
+      })
+      .Case([&](graph::SliceOp s) { return lowerSlice(s); })
+      .Case([&](graph::TriluOp t) {
+        return allocAndLaunch(
+            t, "trilu",
+            cfg({{"k", i64(t.getK())}, {"upper", boolean(t.getUpper())}}),
+            {t.getInput()});
+      })
+      .Default([&](Operation *) {
+        return op->emitError()
+               << "no kernel lowering for '" << op->getName() << "'";
+      });
+}
+
+LogicalResult FunctionLowering::bindOutput(Location loc, Value buffer,
+                                           BlockArgument outArg) {
+  if (numElements(outArg.getType()) == 0)
+    return success();
+  BufferRoot r = resolveBuffer(buffer);
+  auto alloc = r.root.getDefiningOp<kern::AllocOp>();
+  if (alloc && r.offset == 0 && !boundAllocs.count(alloc) &&
+      alloc.getByteSize() == kern::bufferByteSize(outArg.getType())) {
+    // Every launch that writes the allocation writes the output instead.
+    boundAllocs.insert(alloc);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(alloc);
+    Value replacement = outArg;
+    if (alloc.getType() != outArg.getType()) {
+      ++counters.aliases;
+      replacement = kern::AliasOp::create(b, alloc.getLoc(), alloc.getType(),
+                                          outArg, b.getI64IntegerAttr(0));
+    }
+    Value old = alloc.getResult();
+    old.replaceAllUsesWith(replacement);
+    for (auto &entry : values) // Later outputs may name the same value.
+      if (entry.second == old)
+        entry.second = replacement;
+    alloc.erase();
+    return success();
+  }
+  // An input, a weight, a value returned twice or a partial view: copy.
+  ++counters.outputCopies;
+  std::string what = "output";
+  auto fn = cast<func::FuncOp>(outArg.getOwner()->getParentOp());
+  if (auto name = fn.getArgAttrOfType<StringAttr>(
+          outArg.getArgNumber(), kern::KernelDialect::kNameAttr))
+    what = name.str();
+  Location copyLoc = NameLoc::get(b.getStringAttr("copy_to_" + what), loc);
+  return launch(copyLoc, "elementwise", cfg({{"op", str("copy")}}), {buffer},
+                outArg);
+}
+
+/// True if `fn` is over tensors (a graph function still to lower).
+bool isGraphFunction(func::FuncOp fn) {
+  if (fn.isExternal())
+    return false;
+  for (Type t :
+       llvm::concat<const Type>(fn.getArgumentTypes(), fn.getResultTypes()))
+    if (isa<TensorType>(t))
+      return true;
+  return llvm::any_of(fn.getBody().front(), [](Operation &op) {
+    return isa_and_nonnull<graph::GraphDialect>(op.getDialect());
+  });
+}
+
+LogicalResult lowerFunction(func::FuncOp fn, Counters &counters) {
+  if (!llvm::hasSingleElement(fn.getBody()))
+    return fn.emitError() << "can only lower a function with one block";
+  MLIRContext *ctx = fn.getContext();
+  FunctionType ft = fn.getFunctionType();
+  SmallVector<Type> argTypes;
+  for (Type t : llvm::concat<const Type>(ft.getInputs(), ft.getResults())) {
+    auto rt = dyn_cast<RankedTensorType>(t);
+    if (!rt || !rt.hasStaticShape())
+      return fn.emitError()
+             << "can only lower functions of statically shaped tensors, got "
+             << t;
+    argTypes.push_back(memrefOf(rt));
+  }
+  OpBuilder b(fn);
+  std::string symName = fn.getSymName().str();
+  auto kfn = func::FuncOp::create(b, fn.getLoc(), symName + ".kernel",
+                                  FunctionType::get(ctx, argTypes, {}));
+  kfn.setVisibility(fn.getVisibility());
+  unsigned numIn = ft.getNumInputs();
+  for (unsigned i = 0; i < argTypes.size(); ++i) {
+    bool isInput = i < numIn;
+    kfn.setArgAttr(i,
+                   isInput ? kern::KernelDialect::kInputAttr
+                           : kern::KernelDialect::kOutputAttr,
+                   b.getI64IntegerAttr(isInput ? i : i - numIn));
+    StringAttr name =
+        isInput ? fn.getArgAttrOfType<StringAttr>(i, "graph.name")
+                : fn.getResultAttrOfType<StringAttr>(i - numIn, "graph.name");
+    if (name)
+      kfn.setArgAttr(i, kern::KernelDialect::kNameAttr, name);
+  }
+  Block *entry = kfn.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  FunctionLowering lowering(b, counters);
+  for (unsigned i = 0; i < numIn; ++i)
+    lowering.map(fn.getArgument(i), entry->getArgument(i));
+
+  for (Operation &op : fn.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+        if (failed(lowering.bindOutput(ret.getLoc(), lowering.lookup(v),
+                                       entry->getArgument(numIn + i))))
+          return failure();
+      func::ReturnOp::create(b, ret.getLoc());
+      break;
+    }
+    if (failed(lowering.lowerOp(&op)))
+      return failure();
+  }
+  // Views and buffers nothing reads (a reshape bound to an output, an empty
+  // tensor's alloc) go away, last first so chains of views fold.
+  SmallVector<Operation *> ops;
+  for (Operation &op : *entry)
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (isa<kern::AliasOp, kern::AllocOp, kern::WeightOp>(op) &&
+        op->use_empty())
+      op->erase();
+  fn.erase();
+  kfn.setSymName(symName);
+  return success();
+}
+
+struct LowerToKernelPass
+    : kiln::impl::LowerToKernelPassBase<LowerToKernelPass> {
+  void runOnOperation() override {
+    Counters counters;
+    for (func::FuncOp fn :
+         llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>())) {
+      if (!isGraphFunction(fn))
+        continue;
+      if (failed(lowerFunction(fn, counters)))
+        return signalPassFailure();
+    }
+    numLaunches += counters.launches;
+    numAliases += counters.aliases;
+    numOutputCopies += counters.outputCopies;
+  }
+};
+
+} // namespace

@@ -1,0 +1,175 @@
+//===- SpecBridge.cpp - kernel.launch <-> codegen::LaunchSpec -------------===//
+#include "compiler/lowering/SpecBridge.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+FailureOr<codegen::DType> dtypeOf(Type t) {
+  using codegen::DType;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF64())
+    return DType::F64;
+  auto i = dyn_cast<IntegerType>(t);
+  if (!i)
+    return failure();
+  bool uns = i.isUnsigned();
+  switch (i.getWidth()) {
+  case 1:
+    return DType::Bool;
+  case 8:
+    return uns ? DType::U8 : DType::I8;
+  case 16:
+    return uns ? DType::U16 : DType::I16;
+  case 32:
+    return uns ? DType::U32 : DType::I32;
+  case 64:
+    return uns ? DType::U64 : DType::I64;
+  default:
+    return failure();
+  }
+}
+
+BufferRoot resolveBuffer(Value buffer) {
+  BufferRoot r{buffer, 0};
+  while (auto alias = r.root.getDefiningOp<kernel::AliasOp>()) {
+    r.offset += alias.getOffsetAttr().getInt();
+    r.root = alias.getSource();
+  }
+  return r;
+}
+
+int64_t knownAlignment(Value buffer) {
+  BufferRoot r = resolveBuffer(buffer);
+  int64_t base = isa<BlockArgument>(r.root) ? 16 : 256;
+  if (r.offset == 0)
+    return base;
+  int64_t offAlign = int64_t(1)
+                     << llvm::countr_zero(static_cast<uint64_t>(r.offset));
+  return std::min(base, offAlign);
+}
+
+FailureOr<codegen::BufferSpec> bufferSpecOf(Value buffer) {
+  auto m = dyn_cast<MemRefType>(buffer.getType());
+  if (!m || !m.hasStaticShape())
+    return failure();
+  FailureOr<codegen::DType> dt = dtypeOf(m.getElementType());
+  if (failed(dt))
+    return failure();
+  codegen::BufferSpec b;
+  b.dtype = *dt;
+  b.shape.assign(m.getShape().begin(), m.getShape().end());
+  b.alignment = knownAlignment(buffer);
+  return b;
+}
+
+DictionaryAttr configToAttr(MLIRContext *ctx, const codegen::Config &config) {
+  Builder b(ctx);
+  SmallVector<NamedAttribute> entries;
+  for (const auto &[key, v] : config.all()) {
+    Attribute a;
+    switch (v.kind) {
+    case codegen::ConfigValue::Kind::Int:
+      a = b.getI64IntegerAttr(v.i);
+      break;
+    case codegen::ConfigValue::Kind::Float:
+      a = b.getF64FloatAttr(v.f);
+      break;
+    case codegen::ConfigValue::Kind::Bool:
+      a = b.getBoolAttr(v.b);
+      break;
+    case codegen::ConfigValue::Kind::String:
+      a = b.getStringAttr(v.s);
+      break;
+    case codegen::ConfigValue::Kind::Ints:
+      a = b.getDenseI64ArrayAttr(v.ints);
+      break;
+    }
+    entries.push_back(b.getNamedAttr(key, a));
+  }
+  return b.getDictionaryAttr(entries);
+}
+
+FailureOr<codegen::Config> configFromAttr(DictionaryAttr attr) {
+  codegen::Config c;
+  for (NamedAttribute na : attr) {
+    std::string key = na.getName().str();
+    Attribute a = na.getValue();
+    if (auto bv = dyn_cast<BoolAttr>(a))
+      c.set(key, codegen::ConfigValue::ofBool(bv.getValue()));
+    else if (auto iv = dyn_cast<IntegerAttr>(a))
+      c.set(key, codegen::ConfigValue::ofInt(iv.getInt()));
+    else if (auto fv = dyn_cast<FloatAttr>(a))
+      c.set(key, codegen::ConfigValue::ofFloat(fv.getValueAsDouble()));
+    else if (auto sv = dyn_cast<StringAttr>(a))
+      c.set(key, codegen::ConfigValue::ofString(sv.str()));
+    else if (auto av = dyn_cast<DenseI64ArrayAttr>(a))
+      c.set(key, codegen::ConfigValue::ofInts(std::vector<int64_t>(
+                     av.asArrayRef().begin(), av.asArrayRef().end())));
+    else
+      return failure();
+  }
+  return c;
+}
+
+FailureOr<codegen::LaunchSpec> specFromLaunch(kernel::LaunchOp launch) {
+  codegen::LaunchSpec s;
+  s.name = launch.getName().str();
+  s.kind = launch.getKind().str();
+  FailureOr<codegen::Config> config = configFromAttr(launch.getConfig());
+  if (failed(config))
+    return launch.emitOpError()
+           << "has a config value that is not an i64, f64, bool, "
+              "string or i64 array";
+  s.config = std::move(*config);
+  for (auto [list, values] :
+       {std::make_pair(&s.inputs, launch.getInputs()),
+        std::make_pair(&s.outputs, launch.getOutputs())}) {
+    for (Value v : values) {
+      FailureOr<codegen::BufferSpec> b = bufferSpecOf(v);
+      if (failed(b))
+        return launch.emitOpError()
+               << "has a buffer of unsupported type " << v.getType();
+      list->push_back(std::move(*b));
+    }
+  }
+  ArrayRef<int64_t> grid = launch.getGrid(), block = launch.getBlock();
+  for (int i = 0; i < 3; ++i) {
+    s.grid[i] = grid[i];
+    s.block[i] = block[i];
+  }
+  s.smem = launch.getSmemAttr().getInt();
+  return s;
+}
+
+void updateLaunch(kernel::LaunchOp launch, const codegen::LaunchSpec &spec) {
+  Builder b(launch.getContext());
+  launch.setConfigAttr(configToAttr(launch.getContext(), spec.config));
+  launch.setGridAttr(
+      b.getDenseI64ArrayAttr({spec.grid[0], spec.grid[1], spec.grid[2]}));
+  launch.setBlockAttr(
+      b.getDenseI64ArrayAttr({spec.block[0], spec.block[1], spec.block[2]}));
+  launch.setSmemAttr(b.getI64IntegerAttr(spec.smem));
+}
+
+LogicalResult reconfigureLaunch(kernel::LaunchOp launch) {
+  FailureOr<codegen::LaunchSpec> spec = specFromLaunch(launch);
+  if (failed(spec))
+    return failure();
+  std::string error;
+  if (!codegen::configureLaunch(*spec, error))
+    return launch.emitOpError() << error;
+  updateLaunch(launch, *spec);
+  return success();
+}
+
+} // namespace kiln

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The whole GPU check, in one call on the GPU machine. Builds nothing there:
+# it uses binaries built on the CPU machine (BIN: kilnc, kiln-run, kiln-eval,
+# KilnRuntimeTest) and engines compiled there (ENGINES: *.engine with
+# *.inputs.npz and *.ort.npz beside them), and generates its models with torch.
+# Usage (repo root): test/gpu/gpu_check.sh BIN ENGINES OUT [quick]
+set -uo pipefail
+BIN=${1:?bin dir}; ENGINES=${2:?engines dir}; OUT=${3:?out dir}; MODE=${4:-full}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+export PYTHONUNBUFFERED=1
+mkdir -p "$OUT"
+declare -a SUMMARY
+note() { SUMMARY+=("$1"); echo "== $1"; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+date -u
+
+echo "== 1. runtime GPU unit tests"
+if "$BIN/KilnRuntimeTest" --gtest_brief=1 > "$OUT/unit-gpu.log" 2>&1; then
+  note "unit tests (runtime, GPU): PASS ($(grep -c '^\[       OK \]' "$OUT/unit-gpu.log" || true) ok) $(tail -1 "$OUT/unit-gpu.log")"
+else
+  note "unit tests (runtime, GPU): FAIL"; tail -30 "$OUT/unit-gpu.log"
+fi
+
+echo "== 2. engines built on the CPU machine"
+pass=0; fail=0
+for e in "$ENGINES"/*.engine; do
+  [ -e "$e" ] || continue
+  base=${e%.engine}
+  if "$BIN/kiln-run" "$e" --inputs "$base.inputs.npz" --compare "$base.ort.npz" --rtol 1e-3 --atol 1e-4 > "$base.log" 2>&1; then
+    pass=$((pass+1)); echo "PASS $(basename "$e")"
+  else
+    fail=$((fail+1)); echo "FAIL $(basename "$e")"; cat "$base.log" | head -5
+  fi
+done
+note "CPU-built engines on the GPU: $pass passed, $fail failed"
+
+echo "== 3. ONNX node suite as engines on the GPU"
+python3 "$ROOT/test/conformance/node_suite.py" --kilnc "$BIN/kilnc" --kiln-run "$BIN/kiln-run" \
+  --evaluate --backend gpu -j 16 --json "$OUT/node-gpu.json" > "$OUT/node-gpu.log" 2>&1
+tail -n 80 "$OUT/node-gpu.log"
+note "node suite (GPU): $(grep '^evaluate:' "$OUT/node-gpu.log")"
+
+if [ "$MODE" = full ]; then
+  echo "== 4. BERT-base / GPT-2 small, fp32"
+  python3 "$ROOT/test/gpu/models_gpu.py" --bin "$BIN" --work /tmp/kiln-gpu-models \
+    --json "$OUT/models-gpu.json" 2>&1 | grep -v "Warning\|warn(" | tail -40
+  note "models (GPU): see the table above"
+fi
+
+echo; echo "== summary"; printf '%s\n' "${SUMMARY[@]}"
