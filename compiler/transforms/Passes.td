@@ -40,4 +40,17 @@ def FoldConstantsPass : Pass<"kiln-fold-constants", "mlir::ModuleOp"> {
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }
 
+def DecomposeForKernelsPass : Pass<"kiln-decompose-for-kernels", "mlir::ModuleOp"> {
+  let summary = "rewrite graph ops without a kernel of their own into ops that have one";
+  let description = [{
+    Runs right before lowering to the kernel dialect (not part of the -O graph
+    pipeline, so `--emit=graph` still shows the ONNX-level op). Today:
+    `graph.gather_nd` with `batch_dims = 0` becomes a linear index
+    (negative indices wrapped, times the row-major strides of the indexed
+    axes, summed over the tuple) and a `graph.gather` on `data` reshaped to
+    `[prod(indexed axes), rest...]`.
+  }];
+  let dependentDialects = ["kiln::graph::GraphDialect"];
+}
+
 #endif // KILN_TRANSFORMS_PASSES

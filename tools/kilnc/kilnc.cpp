@@ -8,6 +8,7 @@
 #include "compiler/lowering/Lowering.h"
 #include "compiler/pipeline/Driver.h"
 #include "compiler/pipeline/TargetArch.h"
+#include "compiler/transforms/Passes.h"
 #include "dialects/kernel/KernelDialect.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -99,7 +100,9 @@ int main(int argc, char **argv) {
   kiln::ModelDiagnosticPrinter diagnostics(context, inputPath, llvm::errs());
   if (emit != Emit::Graph) {
     context.loadDialect<kiln::kernel::KernelDialect>();
-    if (failed(kiln::lowerToKernel(*module, kiln::LoweringOptions{})))
+    mlir::PassManager pm(&context);
+    pm.addPass(kiln::createDecomposeForKernelsPass());
+    if (failed(pm.run(*module)) || failed(kiln::lowerToKernel(*module, kiln::LoweringOptions{})))
       return 1;
   }
   kiln::codegen::CompiledModel compiled;
