@@ -36,14 +36,14 @@ done
 note "CPU-built engines on the GPU: $pass passed, $fail failed"
 
 echo "== 3. ONNX node suite as engines on the GPU"
-python3 "$ROOT/test/conformance/node_suite.py" --kilnc "$BIN/kilnc" --kiln-run "$BIN/kiln-run" \
+timeout ${KILN_NODE_TIMEOUT:-200} python3 "$ROOT/test/conformance/node_suite.py" --kilnc "$BIN/kilnc" --kiln-run "$BIN/kiln-run" \
   --evaluate --backend gpu -j 16 --json "$OUT/node-gpu.json" > "$OUT/node-gpu.log" 2>&1
 tail -n 80 "$OUT/node-gpu.log"
 note "node suite (GPU): $(grep '^evaluate:' "$OUT/node-gpu.log")"
 
 if [ "$MODE" = full ]; then
   echo "== 4. BERT-base / GPT-2 small, fp32"
-  python3 "$ROOT/test/gpu/models_gpu.py" --bin "$BIN" --work /tmp/kiln-gpu-models \
+  timeout ${KILN_MODELS_TIMEOUT:-300} python3 "$ROOT/test/gpu/models_gpu.py" --bin "$BIN" --work /tmp/kiln-gpu-models \
     --json "$OUT/models-gpu.json" 2>&1 | grep -v "Warning\|warn(" | tail -40
   note "models (GPU): see the table above"
 fi
