@@ -392,8 +392,11 @@ kiln_status verifyTensors(
                                                 "dtype",
                                                 unsigned(t->dtype())));
     // The FlatBuffers verifier checks a vector's length prefix (4 bytes)
-    // but not the 8-byte alignment its int64 elements need.
-    if (t->shape() && !isAligned(t->shape()->data(), alignof(int64_t)))
+    // but not the 8-byte alignment its int64 elements need. An empty vector
+    // (a scalar's shape) has no elements to misalign, and FlatBuffers does
+    // not align it.
+    if (t->shape() && t->shape()->size() &&
+        !isAligned(t->shape()->data(), alignof(int64_t)))
       return invalid(view.source, name + ": shape vector is misaligned");
     if (t->shape() && t->shape()->size() > kMaxTensorRank)
       return invalid(view.source,
@@ -686,7 +689,7 @@ kiln_status verifyKernels(const EngineView &view, const fb::Plan *plan,
                                    kernel->dynamic_shared_bytes(),
                                    kMaxDynamicSharedBytes));
     uint32_t numArgs = kernel->args() ? kernel->args()->size() : 0;
-    if (kernel->args() && !isAligned(kernel->args()->data(), alignof(fb::Arg)))
+    if (numArgs && !isAligned(kernel->args()->data(), alignof(fb::Arg)))
       return invalid(source, name + ": argument vector is misaligned");
     if (numArgs > kMaxKernelArgs)
       return invalid(source, name + format(": %u arguments exceed %u", numArgs,
