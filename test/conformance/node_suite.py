@@ -279,7 +279,7 @@ def run_test_in(test, args, tmp):
     except Exception as e:
         r.update(eval_status="skip", eval_errors=[f"cannot write inputs: {e}"])
         return r
-    if args.backend == "gpu":
+    if args.backend in ("gpu", "compile"):
         # Compile an engine (NVRTC) and run it on the GPU through kiln-run.
         engine = os.path.join(tmp, "model.engine")
         cmd = [args.kilnc, test.model_path, "-o", engine] + opt + extra
@@ -287,6 +287,10 @@ def run_test_in(test, args, tmp):
         r.update(compile_s=round(dt, 3))
         if status != "pass":
             r.update(eval_status=status, eval_errors=err or [f"(kilnc exited {rc})"])
+            return r
+        if args.backend == "compile":
+            # No GPU: the engine (every kernel through NVRTC) is the result.
+            r.update(eval_status="pass", eval_errors=[])
             return r
         cmd = [args.kiln_run, engine, "--inputs", inp, "--outputs", out]
     else:
@@ -347,8 +351,9 @@ def main():
     p.add_argument("--kilnc", help="kilnc binary (default: PATH, then build/bin)")
     p.add_argument("--kiln-eval", help="kiln-eval binary (default: beside kilnc, PATH, build/bin)")
     p.add_argument("--evaluate", action="store_true", help="also run the model and compare outputs")
-    p.add_argument("--backend", choices=["eval", "gpu"], default="eval",
-                   help="with --evaluate: kiln-eval on the CPU, or an engine on the GPU through kiln-run")
+    p.add_argument("--backend", choices=["eval", "gpu", "compile"], default="eval",
+                   help="with --evaluate: kiln-eval on the CPU, an engine on the GPU through "
+                        "kiln-run, or only compile the engine (NVRTC, no GPU needed)")
     p.add_argument("--kiln-run", help="kiln-run binary (default: beside kilnc, PATH, build/bin)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per kilnc run")
@@ -401,7 +406,9 @@ def main():
     if not a.kilnc:
         print("node_suite: error: kilnc not found (--kilnc, PATH or build/bin)", file=sys.stderr)
         return 2
-    if a.evaluate and a.backend == "gpu":
+    if a.evaluate and a.backend == "compile":
+        pass
+    elif a.evaluate and a.backend == "gpu":
         a.kiln_run = find_tool("kiln-run", a.kiln_run, beside=a.kilnc)
         if not a.kiln_run:
             print("node_suite: error: kiln-run not found (--kiln-run, beside kilnc, PATH or "
