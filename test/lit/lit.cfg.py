@@ -64,3 +64,12 @@ config.substitutions.append(
 # Before lit's own %p (source dir), which would otherwise eat "%python".
 config.substitutions.append(("%python", '"%s"' % python_executable))
 config.substitutions.append(("%kiln_src_root", kiln_src_root))
+
+# "gpu" when a CUDA driver can be loaded here: tests of the no-GPU behaviour
+# say UNSUPPORTED: gpu, tests that need one REQUIRES: gpu.
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("gpu")
+except OSError:
+    pass
