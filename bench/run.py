@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Kiln against PyTorch on the model zoo (bench/zoo.py), same process, same GPU.
+
+Per row (model, shape, precision): PyTorch eager at that precision gives the
+reference outputs; each side (eager, torch.compile default / reduce-overhead
+/ max-autotune, Kiln through kilnc + kiln-run) is checked against it before
+its time counts (fp32: 1e-3, fp16: 2e-2 of the reference's max magnitude; a
+mismatch shows FAIL). PyTorch sides are timed with CUDA events: median (and
+p90/min/max) of --runs calls after --warmup, on fresh non-zero inputs that
+are not the export's example inputs. Compile time of every side is recorded
+(torch.compile: the first call; Kiln: kilnc wall time).
+
+  --quick : fp16 only; eager, compile-reduce-overhead, Kiln; every model.
+  full    : fp16 and fp32 eager, the three compile modes at fp16, Kiln at both.
+
+Writes bench/results/<date>-<gpu>/run-<time>-<tag>.{json,md,png} (JSON after
+every row, so a killed run keeps what it measured); bench/merge.py joins runs.
+"""
+import argparse
+import gc
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import common  # noqa: E402
+import zoo  # noqa: E402
+
+ALL_PEERS = ["eager", "compile-default", "compile-reduce-overhead", "compile-max-autotune", "kiln"]
+QUICK_PEERS = ["eager", "compile-reduce-overhead", "kiln"]
+# torch.compile modes are measured at fp16 only (as asked); fp32 gets eager and Kiln.
+FP32_PEERS = {"eager", "kiln"}
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="fp16; eager, reduce-overhead, Kiln")
+    p.add_argument("--models", default=",".join(zoo.ORDER),
+                   help=f"comma list of {','.join(zoo.ORDER)} (split a full run across calls)")
+    p.add_argument("--shapes", help="only these shapes, e.g. 1x128,64 (batch only for images)")
+    p.add_argument("--dtypes", help="override: fp16,fp32")
+    p.add_argument("--peers", help=f"override: comma list of {','.join(ALL_PEERS)}")
+    p.add_argument("--runs", type=int, default=100, help="timed runs per side (>= 50)")
+    p.add_argument("--warmup", type=int, default=20)
+    p.add_argument("--bin", default=common.default_bin(), help="dir with kilnc and kiln-run")
+    p.add_argument("--work", default=os.path.join(HERE, "work"), help="export/engine cache")
+    p.add_argument("--results", default=os.path.join(HERE, "results"))
+    p.add_argument("--exporter", default="auto", choices=["auto", "torchscript", "dynamo"])
+    p.add_argument("--kilnc-args", default="", help="extra kilnc arguments, space separated")
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    if a.runs < 50:
+        p.error("--runs must be >= 50")
+    a.model_list = [m for m in a.models.split(",") if m]
+    for m in a.model_list:
+        if m not in zoo.MODELS:
+            p.error(f"unknown model '{m}' (known: {', '.join(zoo.ORDER)})")
+    a.dtype_list = (a.dtypes.split(",") if a.dtypes else (["fp16"] if a.quick else ["fp16", "fp32"]))
+    for d in a.dtype_list:
+        if d not in ("fp16", "fp32"):
+            p.error(f"unknown dtype '{d}'")
+    a.peer_list = a.peers.split(",") if a.peers else (QUICK_PEERS if a.quick else ALL_PEERS)
+    for x in a.peer_list:
+        if x not in ALL_PEERS:
+            p.error(f"unknown peer '{x}'")
+    if "eager" not in a.peer_list:
+        a.peer_list = ["eager"] + a.peer_list  # the reference
+    a.shape_list = a.shapes.split(",") if a.shapes else None
+    a.tag = ("quick" if a.quick else "full") + "-" + "_".join(a.model_list)
+    return a
+
+
+def plan(a):
+    """[(model, shape, dtype, [sides])] in order; torch-free."""
+    out = []
+    for m, s in zoo.rows(a.model_list):
+        if a.shape_list and "x".join(map(str, s)) not in a.shape_list:
+            continue
+        for d in a.dtype_list:
+            sides = [x for x in a.peer_list if d == "fp16" or x in FP32_PEERS]
+            out.append((m, s, d, sides))
+    return out
+
+
+def rel_err_torch(got, ref):
+    worst = 0.0
+    for g, r in zip(got, ref):
+        if g.shape != r.shape:
+            return float("inf")
+        g, r = g.float(), r.float()
+        if not bool(g.isfinite().all()):
+            return float("inf")
+        worst = max(worst, float((g - r).abs().max()) / max(float(r.abs().max()), 1e-30))
+    return worst
+
+
+def torch_side(name, fn, args, ref, tol, a, compile_mode=None):
+    import torch
+    before = None
+    if compile_mode == "reduce-overhead" and hasattr(torch, "compiler") and \
+            hasattr(torch.compiler, "cudagraph_mark_step_begin"):
+        before = torch.compiler.cudagraph_mark_step_begin
+    res = {}
+    with torch.no_grad():
+        if compile_mode:
+            torch.cuda.synchronize()
+            t0 = time.time()
+            if before:
+                before()
+            fn(*args)
+            torch.cuda.synchronize()
+            res["compile_s"] = round(time.time() - t0, 2)
+        for _ in range(3):  # reduce-overhead records its CUDA graph here
+            if before:
+                before()
+            out = fn(*args)
+        out = [o.clone() for o in out]
+        torch.cuda.synchronize()
+        if ref is None:
+            res.update(status="PASS", rel_err=0.0)
+            ref = out
+        else:
+            err = rel_err_torch(out, ref)
+            res.update(rel_err=err, status="PASS" if err <= tol else "FAIL")
+        res.update(common.time_cuda(lambda: fn(*args), a.runs, a.warmup, before=before))
+    return res, ref
+
+
+def kiln_side(name, shape, dtype, onnx_path, inputs, ref_np, tol, a):
+    import numpy as np
+    tag = f"{name}-{zoo.shape_str(shape)}-{dtype}"
+    d = os.path.join(a.work, "kiln")
+    os.makedirs(d, exist_ok=True)
+    engine, inp, out = (os.path.join(d, tag + x) for x in (".engine", ".inputs.npz", ".out.npz"))
+    for f in (engine, out):
+        if os.path.exists(f):
+            os.remove(f)
+    np.savez(inp, **inputs)
+    res = common.kiln_compile(os.path.join(a.bin, "kilnc"), onnx_path, engine,
+                              zoo.input_shapes(name, shape), a.kilnc_args.split())
+    if res["status"] != "OK":
+        return res
+    r = common.kiln_bench(os.path.join(a.bin, "kiln-run"), engine, inp, out, a.runs, a.warmup)
+    res.update(r)
+    if r["status"] != "OK":
+        return res
+    got = common.load_npz(out)
+    err = common.rel_err(got, ref_np)
+    res.update(rel_err=err, status="PASS" if err <= tol else "FAIL")
+    return res
+
+
+def main(argv=None):
+    a = parse_args(argv)
+    todo = plan(a)
+    import torch
+    import merge
+    os.makedirs(a.work, exist_ok=True)
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(a.work, "inductor-cache"))
+    torch.backends.cuda.matmul.allow_tf32 = False  # fp32 means fp32 on both sides
+    torch.backends.cudnn.allow_tf32 = False
+    env = common.environment(a.bin)
+    env["args"] = {k: v for k, v in vars(a).items()}
+    outdir = common.results_dir(env, a.results)
+    stem = os.path.join(outdir, f"run-{time.strftime('%H%M%S')}-{a.tag}")
+    run = dict(env=env, rows=[])
+    print(f"{len(todo)} rows -> {stem}.json", flush=True)
+    built = {}
+    for name, shape, dtype, sides in todo:
+        row = dict(model=name, shape=zoo.shape_str(shape), dtype=dtype, sides={})
+        run["rows"].append(row)
+        tol = common.TOL[dtype]
+        row["tol"] = tol
+        m = None
+        try:
+            if name not in built:
+                built.clear()
+                gc.collect()
+                built[name] = zoo.build(name, a.seed)
+            m = zoo.on_device(built[name], dtype)
+            try:
+                onnx_path, facts = zoo.export(name, shape, dtype, m, a.work, a.seed, a.exporter)
+                row["export"] = facts
+            except Exception as e:  # noqa: BLE001
+                onnx_path = None
+                row["export"] = dict(error=str(e)[:600])
+            inputs = zoo.make_inputs(name, shape, dtype, a.seed)
+            args = zoo.to_torch(inputs)
+            res, ref = torch_side(name, m, args, None, tol, a)
+            row["sides"]["eager"] = res
+            ref_np = {n: common.to_numpy(t) for n, t in zip(zoo.MODELS[name]["outputs"], ref)}
+            for side in sides:
+                if side in ("eager", "kiln"):
+                    continue
+                mode = side[len("compile-"):]
+                try:
+                    torch._dynamo.reset()
+                    fn = torch.compile(m, mode=mode)
+                    row["sides"][side], _ = torch_side(name, fn, args, ref, tol, a, compile_mode=mode)
+                except Exception as e:  # noqa: BLE001
+                    row["sides"][side] = dict(status="ERROR", error=f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300])
+                finally:
+                    fn = None
+                    torch._dynamo.reset()
+                    torch.cuda.empty_cache()
+            if "kiln" in sides:
+                if onnx_path is None:
+                    row["sides"]["kiln"] = dict(status="KILN-FAIL", error="export failed: " + row["export"]["error"][:300])
+                else:
+                    row["sides"]["kiln"] = kiln_side(name, shape, dtype, onnx_path, inputs, ref_np, tol, a)
+        except Exception as e:  # noqa: BLE001
+            traceback.print_exc()
+            row["error"] = f"{type(e).__name__}: {e}"[:600]
+            for s in sides:
+                row["sides"].setdefault(s, dict(status="ERROR", error=row["error"][:300]))
+        finally:
+            m = None
+            args = None
+            gc.collect()
+            torch.cuda.empty_cache()
+        print(f"{name} {row['shape']} {dtype}: " +
+              ", ".join(f"{s}={merge.cell(row['sides'].get(s))}" for s in sides), flush=True)
+        common.write_json(stem + ".json", run)
+    rows = merge.merge_rows([run])
+    md = merge.markdown(rows, [env])
+    with open(stem + ".md", "w") as f:
+        f.write(md)
+    merge.chart(rows, stem + ".png")
+    print(md)
+    print(f"wrote {stem}.json/.md/.png; merge runs with: bench/merge.py {outdir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
