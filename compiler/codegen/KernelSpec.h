@@ -29,7 +29,9 @@
 //   matmul       trans_a, trans_b, alpha, beta; inputs a, b[, c]; a and b of
 //                rank >= 2 with broadcasting batch axes, c broadcasting to the
 //                output. Tuning: path ("mma": f16/bf16 tensor cores, "simt"),
-//                tile_m, tile_n, tile_k, warps_m, warps_n.
+//                tile_m, tile_n, tile_k, warps_m, warps_n, stage_out (mma:
+//                store the output tile through shared memory; off by default,
+//                not yet checked on a GPU).
 //   conv         strides, pads, dilations, group; inputs x, w[, bias].
 //   pool         op: "max"|"average", kernel_shape, strides, pads, dilations,
 //                count_include_pad.

@@ -60,8 +60,11 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
        << ", WARPS_N = " << s.config.getInt("warps_n") << ";\n";
     os << "  static constexpr bool A_VEC = " << (aVec ? "true" : "false")
        << ", B_VEC = " << (bVec ? "true" : "false") << ";\n";
-    os << "  static constexpr bool OUT_VEC = "
-       << (l.n % 8 == 0 && s.outputs[0].alignment % 16 == 0 ? "true" : "false")
+    // Staging the output tile through shared memory (16-byte row stores) is
+    // a tuning choice: off by default until measured and checked on a GPU.
+    bool stageOut = s.config.getBool("stage_out") && l.n % 8 == 0 &&
+                    s.outputs[0].alignment % 16 == 0;
+    os << "  static constexpr bool OUT_VEC = " << (stageOut ? "true" : "false")
        << ";\n";
     os << "  static constexpr bool PAIR_STORE = "
        << (l.n % 2 == 0 && s.outputs[0].alignment % 4 == 0 ? "true" : "false")

@@ -269,6 +269,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
       c.setDefault("tile_k", ConfigValue::ofInt(32));
       c.setDefault("warps_m", ConfigValue::ofInt(2));
       c.setDefault("warps_n", ConfigValue::ofInt(big ? 4 : 2));
+      c.setDefault("stage_out", ConfigValue::ofBool(false));
       int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n"),
               bk = c.getInt("tile_k");
       int64_t wm = c.getInt("warps_m"), wn = c.getInt("warps_n");

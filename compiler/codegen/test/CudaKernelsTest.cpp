@@ -265,6 +265,16 @@ void buildCases() {
     g.config.set("alpha", ConfigValue::ofFloat(0.5));
     g.config.set("beta", ConfigValue::ofFloat(2.0));
   }
+  for (bool tb : {false, true}) {
+    LaunchSpec &s =
+        add(std::string("matmul_stage_out") + (tb ? "_tb" : ""), "matmul",
+            {buf(DType::F16, {100, 64}),
+             buf(DType::F16, tb ? std::vector<int64_t>{136, 64}
+                                : std::vector<int64_t>{64, 136})},
+            buf(DType::F16, {100, 136}));
+    s.config.set("trans_b", ConfigValue::ofBool(tb));
+    s.config.set("stage_out", ConfigValue::ofBool(true));
+  }
   {
     LaunchSpec &s = add("matmul_simt_f16", "matmul",
                         {buf(DType::F16, {9, 5}), buf(DType::F16, {5, 3})},
