@@ -1,5 +1,6 @@
 //===- SpecBridge.cpp - kernel.launch <-> codegen::LaunchSpec -------------===//
 #include "compiler/lowering/SpecBridge.h"
+#include "compiler/evaluator/Tensor.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -9,34 +10,21 @@ using namespace mlir;
 
 namespace kiln {
 
+// codegen::DType lists the evaluator's dtypes in the same order (Bool is
+// eval's I1), so the MLIR mapping lives once, in the evaluator.
+static_assert(unsigned(codegen::DType::F16) == unsigned(eval::DType::F16) &&
+                  unsigned(codegen::DType::F64) == unsigned(eval::DType::F64) &&
+                  unsigned(codegen::DType::Bool) == unsigned(eval::DType::I1) &&
+                  unsigned(codegen::DType::I64) == unsigned(eval::DType::I64) &&
+                  unsigned(codegen::DType::U8) == unsigned(eval::DType::U8) &&
+                  unsigned(codegen::DType::U64) == unsigned(eval::DType::U64),
+              "codegen::DType and eval::DType must list the dtypes in one order");
+
 FailureOr<codegen::DType> dtypeOf(Type t) {
-  using codegen::DType;
-  if (t.isF16())
-    return DType::F16;
-  if (t.isBF16())
-    return DType::BF16;
-  if (t.isF32())
-    return DType::F32;
-  if (t.isF64())
-    return DType::F64;
-  auto i = dyn_cast<IntegerType>(t);
-  if (!i)
+  FailureOr<eval::DType> d = eval::dtypeFromMlir(t);
+  if (failed(d))
     return failure();
-  bool uns = i.isUnsigned();
-  switch (i.getWidth()) {
-  case 1:
-    return DType::Bool;
-  case 8:
-    return uns ? DType::U8 : DType::I8;
-  case 16:
-    return uns ? DType::U16 : DType::I16;
-  case 32:
-    return uns ? DType::U32 : DType::I32;
-  case 64:
-    return uns ? DType::U64 : DType::I64;
-  default:
-    return failure();
-  }
+  return static_cast<codegen::DType>(*d);
 }
 
 BufferRoot resolveBuffer(Value buffer) {
