@@ -11,6 +11,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <algorithm>
 #include <map>
 
 using namespace mlir;
@@ -42,6 +43,33 @@ std::string argName(func::FuncOp fn, unsigned i, const char *dflt,
           fn.getArgAttrOfType<StringAttr>(i, kern::KernelDialect::kNameAttr))
     return n.str();
   return std::string(dflt) + std::to_string(index);
+}
+
+/// The ONNX node names in a location (NameLocs, through fused and call-site
+/// locations), in order, without repeats.
+void collectNodeNames(Location loc, std::vector<std::string> &names) {
+  if (auto n = dyn_cast<NameLoc>(loc)) {
+    std::string s = n.getName().str();
+    if (std::find(names.begin(), names.end(), s) == names.end())
+      names.push_back(std::move(s));
+    return;
+  }
+  if (auto f = dyn_cast<FusedLoc>(loc)) {
+    for (Location l : f.getLocations())
+      collectNodeNames(l, names);
+    return;
+  }
+  if (auto c = dyn_cast<CallSiteLoc>(loc))
+    collectNodeNames(c.getCallee(), names);
+}
+
+std::string nodeList(Location loc) {
+  std::vector<std::string> names;
+  collectNodeNames(loc, names);
+  std::string out;
+  for (const std::string &n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
 }
 
 } // namespace
@@ -174,6 +202,9 @@ FailureOr<CompiledModel> compileModule(ModuleOp module,
       l.block[i] = static_cast<uint32_t>(spec->block[i]);
     }
     l.smem = static_cast<uint32_t>(spec->smem);
+    l.nodes = nodeList(launch.getLoc());
+    l.bytes = operandBytes(*spec);
+    l.flops = estimateFlops(*spec);
     for (Value v : launch->getOperands()) {
       BufferRoot r = resolveBuffer(v);
       auto found = bufferOf.find(r.root);

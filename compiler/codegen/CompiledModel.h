@@ -97,6 +97,9 @@ struct Launch {
   std::array<uint32_t, 3> grid{1, 1, 1}, block{1, 1, 1};
   uint32_t smem = 0; // dynamic shared memory bytes
   std::vector<LaunchArg> args;
+  std::string nodes;  // ONNX nodes covered (from the op's location), ", " separated
+  uint64_t bytes = 0; // operand bytes
+  uint64_t flops = 0; // estimateFlops
 };
 
 struct CompiledModel {

@@ -1,6 +1,7 @@
 //===- KernelSpec.cpp - Launch descriptions as plain data -----------------===//
 #include "compiler/codegen/KernelSpec.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace kiln::codegen {
@@ -210,6 +211,33 @@ int64_t castFloatToInt(DType t, double v) {
   if (v <= -lim)
     return static_cast<int64_t>(~((uint64_t(1) << (w - 1)) - 1));
   return static_cast<int64_t>(v);
+}
+
+uint64_t estimateFlops(const LaunchSpec &spec) {
+  if (spec.outputs.empty())
+    return 0;
+  auto out = static_cast<uint64_t>(spec.outputs[0].numElements());
+  if (spec.kind == "matmul" && spec.inputs.size() >= 2 &&
+      spec.inputs[0].rank() >= 2) {
+    const auto &a = spec.inputs[0].shape;
+    int64_t k = spec.config.getBool("trans_a") ? a[a.size() - 2] : a.back();
+    return 2 * out * static_cast<uint64_t>(std::max<int64_t>(k, 0));
+  }
+  if (spec.kind == "conv" && spec.inputs.size() >= 2 &&
+      spec.inputs[1].rank() >= 2) {
+    const auto &w = spec.inputs[1].shape;
+    std::vector<int64_t> perOut(w.begin() + 1, w.end());
+    return 2 * out * static_cast<uint64_t>(std::max<int64_t>(product(perOut), 0));
+  }
+  return 0;
+}
+
+uint64_t operandBytes(const LaunchSpec &spec) {
+  uint64_t total = 0;
+  for (const auto *list : {&spec.inputs, &spec.outputs})
+    for (const BufferSpec &b : *list)
+      total += static_cast<uint64_t>(std::max<int64_t>(b.bytes(), 0));
+  return total;
 }
 
 } // namespace kiln::codegen

@@ -151,6 +151,13 @@ struct LaunchSpec {
 /// is unknown or the config/buffers do not describe a valid launch.
 bool configureLaunch(LaunchSpec &spec, std::string &error);
 
+/// Arithmetic operations of a launch (2 per multiply-add) for profiles:
+/// matmul and conv; 0 for the memory-bound kinds, which profiles judge by
+/// bytes.
+uint64_t estimateFlops(const LaunchSpec &spec);
+/// Bytes of a launch's operands, each read or written once.
+uint64_t operandBytes(const LaunchSpec &spec);
+
 /// Row-major strides in elements.
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
 /// Product of the dimensions (1 for rank 0).

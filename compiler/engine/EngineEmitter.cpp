@@ -108,6 +108,9 @@ bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
     k.grid = {l.grid[0], l.grid[1], l.grid[2]};
     k.block = {l.block[0], l.block[1], l.block[2]};
     k.dynamicSharedBytes = l.smem;
+    k.nodes = l.nodes;
+    k.bytes = l.bytes;
+    k.flops = l.flops;
     for (const cg::LaunchArg &a : l.args) {
       ew::ArgSpec arg;
       arg.kind = a.kind == cg::LaunchArg::Kind::BufferRef ? ew::ArgKind::BufferRef

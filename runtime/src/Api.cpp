@@ -368,4 +368,75 @@ int kiln_context_uses_graph(const kiln_context *context) {
   return context && context->impl->usedGraph() ? 1 : 0;
 }
 
+size_t kiln_engine_num_launches(const kiln_engine *engine) {
+  if (!engine || engine->data->view.plans.empty())
+    return 0;
+  const auto *order = engine->data->view.plans[0]->launch_order();
+  return order ? order->size() : 0;
+}
+
+kiln_status kiln_engine_launch_info(const kiln_engine *engine, size_t step,
+                                    kiln_launch_info *info) {
+  const char *fn = "kiln_engine_launch_info";
+  if (!engine)
+    return nullArgument(fn, "engine");
+  if (!info)
+    return nullArgument(fn, "info");
+  size_t n = kiln_engine_num_launches(engine);
+  if (step >= n)
+    return makeStatus(KILN_INVALID_ARGUMENT,
+                      format("%s: step %zu is out of range (the plan has %zu "
+                             "launches)",
+                             fn, step, n));
+  // The verifier checked every launch_order entry against the kernel list.
+  const kiln::fb::Plan &plan = *engine->data->view.plans[0];
+  const kiln::fb::Kernel *k = plan.kernels()->Get(plan.launch_order()->Get(step));
+  info->name = k->name()->c_str();
+  info->entry = k->entry()->c_str();
+  info->nodes = k->nodes() ? k->nodes()->c_str() : "";
+  info->bytes = k->bytes();
+  info->flops = k->flops();
+  info->grid[0] = k->grid()->x();
+  info->grid[1] = k->grid()->y();
+  info->grid[2] = k->grid()->z();
+  info->block[0] = k->block()->x();
+  info->block[1] = k->block()->y();
+  info->block[2] = k->block()->z();
+  info->dynamic_shared_bytes = k->dynamic_shared_bytes();
+  return nullptr;
+}
+
+kiln_status kiln_time_runs(kiln_context *context, kiln_stream stream,
+                           size_t runs, float *times_ms) {
+  const char *fn = "kiln_time_runs";
+  if (!context)
+    return nullArgument(fn, "context");
+  if (!times_ms && runs)
+    return nullArgument(fn, "times_ms");
+  return guarded(fn, [&] {
+    return context->impl->timeRuns(reinterpret_cast<CUstream>(stream), runs,
+                                   times_ms);
+  });
+}
+
+kiln_status kiln_profile_launches(kiln_context *context, kiln_stream stream,
+                                  size_t repeats, float *launch_ms,
+                                  size_t num_launches) {
+  const char *fn = "kiln_profile_launches";
+  if (!context)
+    return nullArgument(fn, "context");
+  if (!launch_ms && num_launches)
+    return nullArgument(fn, "launch_ms");
+  return guarded(fn, [&] {
+    size_t n = context->impl->numLaunches();
+    if (num_launches != n)
+      return makeStatus(KILN_INVALID_ARGUMENT,
+                        format("%s: num_launches is %zu but the plan has %zu "
+                               "launches",
+                               fn, num_launches, n));
+    return context->impl->profileLaunches(reinterpret_cast<CUstream>(stream),
+                                          repeats, launch_ms);
+  });
+}
+
 } // extern "C"

@@ -51,7 +51,12 @@ namespace kiln::rt::cuda {
   X(cuGraphInstantiate)                                                        \
   X(cuGraphLaunch)                                                             \
   X(cuGraphDestroy)                                                            \
-  X(cuGraphExecDestroy)
+  X(cuGraphExecDestroy)                                                        \
+  X(cuEventCreate)                                                             \
+  X(cuEventRecord)                                                             \
+  X(cuEventSynchronize)                                                        \
+  X(cuEventElapsedTime)                                                        \
+  X(cuEventDestroy)
 
 // Functions used when the driver has them (cuFuncGetParamInfo: CUDA 12.4+).
 #define KILN_CUDA_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo)

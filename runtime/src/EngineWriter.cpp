@@ -195,7 +195,8 @@ std::vector<uint8_t> buildPlan(const PlanSpec &p) {
     fb::Dim3 block(k.block.x, k.block.y, k.block.z);
     kernels.push_back(fb::CreateKernel(
         fbb, fbb.CreateString(k.name), k.image, fbb.CreateString(k.entry),
-        &grid, &block, k.dynamicSharedBytes, fbb.CreateVectorOfStructs(args)));
+        &grid, &block, k.dynamicSharedBytes, fbb.CreateVectorOfStructs(args),
+        k.nodes.empty() ? 0 : fbb.CreateString(k.nodes), k.bytes, k.flops));
   }
   auto root =
       fb::CreatePlan(fbb, p.rank, fbb.CreateVector(buffers),

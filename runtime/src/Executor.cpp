@@ -4,6 +4,7 @@
 
 #include "Status.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace kiln::rt {
@@ -720,28 +721,32 @@ kiln_status Context::copyOut(const char *name, void *host, size_t bytes,
                      "cuStreamSynchronize", what);
 }
 
-kiln_status Context::launchAll(CUstream stream) {
+kiln_status Context::launchStep(CUstream stream, size_t step) {
   const fb::Plan &plan = *plan_;
-  for (size_t step = 0; step < launches_.size(); ++step) {
-    const Launch &launch = launches_[step];
-    const fb::Kernel *k = plan.kernels()->Get(launch.kernel);
-    const fb::Dim3 *g = k->grid(), *b = k->block();
-    CUresult r = driver_->cuLaunchKernel(
-        launch.function, g->x(), g->y(), g->z(), b->x(), b->y(), b->z(),
-        k->dynamic_shared_bytes(), stream,
-        args_[launch.kernel].pointers.empty()
-            ? nullptr
-            : args_[launch.kernel].pointers.data(),
-        nullptr);
-    if (r != CUDA_SUCCESS)
-      return cuda::check(
-          *driver_, r, "cuLaunchKernel",
-          format("kiln_run: %s: %s, step %zu of the launch order (grid "
-                 "%ux%ux%u, block %ux%ux%u, %u bytes dynamic shared memory)",
-                 where().c_str(), kernelName(plan, launch.kernel).c_str(), step,
-                 g->x(), g->y(), g->z(), b->x(), b->y(), b->z(),
-                 k->dynamic_shared_bytes()));
-  }
+  const Launch &launch = launches_[step];
+  const fb::Kernel *k = plan.kernels()->Get(launch.kernel);
+  const fb::Dim3 *g = k->grid(), *b = k->block();
+  CUresult r = driver_->cuLaunchKernel(
+      launch.function, g->x(), g->y(), g->z(), b->x(), b->y(), b->z(),
+      k->dynamic_shared_bytes(), stream,
+      args_[launch.kernel].pointers.empty()
+          ? nullptr
+          : args_[launch.kernel].pointers.data(),
+      nullptr);
+  if (r != CUDA_SUCCESS)
+    return cuda::check(
+        *driver_, r, "cuLaunchKernel",
+        format("kiln_run: %s: %s, step %zu of the launch order (grid "
+               "%ux%ux%u, block %ux%ux%u, %u bytes dynamic shared memory)",
+               where().c_str(), kernelName(plan, launch.kernel).c_str(), step,
+               g->x(), g->y(), g->z(), b->x(), b->y(), b->z(),
+               k->dynamic_shared_bytes()));
+  return nullptr;
+}
+
+kiln_status Context::launchAll(CUstream stream) {
+  for (size_t step = 0; step < launches_.size(); ++step)
+    KILN_RETURN_IF_ERROR(launchStep(stream, step));
   return nullptr;
 }
 
@@ -816,6 +821,114 @@ kiln_status Context::synchronize(CUstream stream) {
   return cuda::check(*driver_, driver_->cuStreamSynchronize(stream),
                      "cuStreamSynchronize",
                      "kiln_stream_synchronize: " + where());
+}
+
+namespace {
+
+/// CUDA events created for one measurement and destroyed with it.
+class EventSet {
+public:
+  EventSet(const cuda::Driver &driver) : driver_(driver) {}
+  ~EventSet() {
+    for (CUevent e : events_)
+      driver_.cuEventDestroy(e);
+  }
+  EventSet(const EventSet &) = delete;
+  EventSet &operator=(const EventSet &) = delete;
+
+  kiln_status create(size_t n, const std::string &what) {
+    events_.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      CUevent e = nullptr;
+      KILN_RETURN_IF_ERROR(cuda::check(
+          driver_, driver_.cuEventCreate(&e, CU_EVENT_DEFAULT),
+          "cuEventCreate", what));
+      events_.push_back(e);
+    }
+    return nullptr;
+  }
+  CUevent operator[](size_t i) const { return events_[i]; }
+
+private:
+  const cuda::Driver &driver_;
+  std::vector<CUevent> events_;
+};
+
+} // namespace
+
+kiln_status Context::timeRuns(CUstream stream, size_t runs, float *ms) {
+  std::string what = "kiln_time_runs: " + where();
+  EventSet events(*driver_);
+  KILN_RETURN_IF_ERROR(events.create(2, what));
+  for (size_t i = 0; i < runs; ++i) {
+    {
+      cuda::ContextScope scope(*driver_, device_->context);
+      KILN_RETURN_IF_ERROR(
+          cuda::check(*driver_, scope.result(), "cuCtxPushCurrent", what));
+      KILN_RETURN_IF_ERROR(cuda::check(
+          *driver_, driver_->cuEventRecord(events[0], stream), "cuEventRecord",
+          what));
+    }
+    KILN_RETURN_IF_ERROR(run(stream));
+    cuda::ContextScope scope(*driver_, device_->context);
+    KILN_RETURN_IF_ERROR(
+        cuda::check(*driver_, scope.result(), "cuCtxPushCurrent", what));
+    KILN_RETURN_IF_ERROR(cuda::check(
+        *driver_, driver_->cuEventRecord(events[1], stream), "cuEventRecord",
+        what));
+    KILN_RETURN_IF_ERROR(cuda::check(*driver_,
+                                     driver_->cuEventSynchronize(events[1]),
+                                     "cuEventSynchronize", what));
+    KILN_RETURN_IF_ERROR(cuda::check(
+        *driver_, driver_->cuEventElapsedTime(&ms[i], events[0], events[1]),
+        "cuEventElapsedTime", what));
+  }
+  return nullptr;
+}
+
+kiln_status Context::profileLaunches(CUstream stream, size_t repeats,
+                                     float *ms) {
+  std::string what = "kiln_profile_launches: " + where();
+  cuda::ContextScope scope(*driver_, device_->context);
+  KILN_RETURN_IF_ERROR(
+      cuda::check(*driver_, scope.result(), "cuCtxPushCurrent", what));
+  size_t n = launches_.size();
+  EventSet events(*driver_);
+  KILN_RETURN_IF_ERROR(events.create(n + 1, what));
+  std::vector<std::vector<float>> samples(n);
+  for (size_t r = 0; r < repeats; ++r) {
+    KILN_RETURN_IF_ERROR(cuda::check(
+        *driver_, driver_->cuEventRecord(events[0], stream), "cuEventRecord",
+        what));
+    for (size_t step = 0; step < n; ++step) {
+      KILN_RETURN_IF_ERROR(launchStep(stream, step));
+      KILN_RETURN_IF_ERROR(cuda::check(
+          *driver_, driver_->cuEventRecord(events[step + 1], stream),
+          "cuEventRecord", what));
+    }
+    KILN_RETURN_IF_ERROR(cuda::check(*driver_,
+                                     driver_->cuEventSynchronize(events[n]),
+                                     "cuEventSynchronize", what));
+    for (size_t step = 0; step < n; ++step) {
+      float t = 0;
+      KILN_RETURN_IF_ERROR(cuda::check(
+          *driver_,
+          driver_->cuEventElapsedTime(&t, events[step], events[step + 1]),
+          "cuEventElapsedTime",
+          what + ": " + kernelName(*plan_, launches_[step].kernel)));
+      samples[step].push_back(t);
+    }
+  }
+  for (size_t step = 0; step < n; ++step) {
+    std::vector<float> &v = samples[step];
+    if (v.empty()) {
+      ms[step] = 0;
+      continue;
+    }
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    ms[step] = v[v.size() / 2];
+  }
+  return nullptr;
 }
 
 } // namespace kiln::rt

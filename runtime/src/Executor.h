@@ -125,6 +125,10 @@ public:
   kiln_status run(CUstream stream);
   kiln_status synchronize(CUstream stream);
   bool usedGraph() const { return lastRunUsedGraph_; }
+  size_t numLaunches() const { return launches_.size(); }
+  /// kiln_time_runs / kiln_profile_launches.
+  kiln_status timeRuns(CUstream stream, size_t runs, float *ms);
+  kiln_status profileLaunches(CUstream stream, size_t repeats, float *ms);
 
 private:
   Context() = default;
@@ -136,6 +140,7 @@ private:
   /// Recomputes every buffer address and kernel parameter slot.
   void updateArguments();
   kiln_status launchAll(CUstream stream);
+  kiln_status launchStep(CUstream stream, size_t step);
   kiln_status capture();
   void dropGraph();
   std::string where() const;

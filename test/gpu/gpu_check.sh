@@ -3,9 +3,11 @@
 # it uses binaries built on the CPU machine (BIN: kilnc, kiln-run, kiln-eval,
 # KilnRuntimeTest) and engines compiled there (ENGINES: *.engine with
 # *.inputs.npz and *.ort.npz beside them), and generates its models with torch.
-# Usage (repo root): test/gpu/gpu_check.sh BIN ENGINES OUT [quick]
+# NODE_DATA: the ONNX node tests (the GPU machine's onnx package has none;
+# scripts/make_carry.sh packs them). Default: the onnx package's own.
+# Usage (repo root): test/gpu/gpu_check.sh BIN ENGINES OUT [full|quick] [NODE_DATA]
 set -uo pipefail
-BIN=${1:?bin dir}; ENGINES=${2:?engines dir}; OUT=${3:?out dir}; MODE=${4:-full}
+BIN=${1:?bin dir}; ENGINES=${2:?engines dir}; OUT=${3:?out dir}; MODE=${4:-full}; NODE_DATA=${5:-}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 export PYTHONUNBUFFERED=1
 mkdir -p "$OUT"
@@ -17,7 +19,7 @@ date -u
 
 echo "== 1. runtime GPU unit tests"
 if "$BIN/KilnRuntimeTest" --gtest_brief=1 > "$OUT/unit-gpu.log" 2>&1; then
-  note "unit tests (runtime, GPU): PASS ($(grep -c '^\[       OK \]' "$OUT/unit-gpu.log" || true) ok) $(tail -1 "$OUT/unit-gpu.log")"
+  note "unit tests (runtime, GPU): PASS: $(grep -E '^\[  (PASSED|SKIPPED) +\]' "$OUT/unit-gpu.log" | grep -v '^\[  SKIPPED \] [A-Z]' | tr '\n' ' ')"
 else
   note "unit tests (runtime, GPU): FAIL"; tail -30 "$OUT/unit-gpu.log"
 fi
@@ -37,7 +39,7 @@ note "CPU-built engines on the GPU: $pass passed, $fail failed"
 
 echo "== 3. ONNX node suite as engines on the GPU"
 timeout ${KILN_NODE_TIMEOUT:-200} python3 "$ROOT/test/conformance/node_suite.py" --kilnc "$BIN/kilnc" --kiln-run "$BIN/kiln-run" \
-  --evaluate --backend gpu -j 16 --json "$OUT/node-gpu.json" > "$OUT/node-gpu.log" 2>&1
+  ${NODE_DATA:+--data "$NODE_DATA"} --evaluate --backend gpu -j 16 --json "$OUT/node-gpu.json" > "$OUT/node-gpu.log" 2>&1
 tail -n 80 "$OUT/node-gpu.log"
 note "node suite (GPU): $(grep '^evaluate:' "$OUT/node-gpu.log")"
 

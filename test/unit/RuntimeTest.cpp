@@ -191,6 +191,8 @@ Bytes makeEngine(const EngineOptions &o = {}) {
   // tmp + 256 bytes: exercises argument byte offsets.
   add.args = {ArgSpec::bufferRef(2, 256), ArgSpec::bufferRef(0),
               ArgSpec::bufferRef(3), ArgSpec::u32(kN)};
+  add.nodes = "Add_0, \"quoted\"";
+  add.bytes = 3 * kN * 4;
   KernelSpec scale;
   scale.name = "scale";
   scale.entry = o.scaleEntry;
@@ -415,6 +417,36 @@ TEST(Api, CorruptEngineFromMemoryNamesTheProblem) {
 // C++ wrapper
 //===----------------------------------------------------------------------===//
 
+TEST(Api, LaunchInfoDescribesTheLaunchOrder) {
+  kiln_engine *engine = loadEngine(makeEngine());
+  ASSERT_EQ(kiln_engine_num_launches(engine), 2u);
+  kiln_launch_info info;
+  kiln_status s = kiln_engine_launch_info(engine, 0, &info);
+  ASSERT_EQ(s, nullptr) << message(s);
+  EXPECT_STREQ(info.name, "add");
+  EXPECT_STREQ(info.entry, "kiln_test_add");
+  EXPECT_STREQ(info.nodes, "Add_0, \"quoted\"");
+  EXPECT_EQ(info.bytes, 3u * kN * 4);
+  EXPECT_EQ(info.flops, 0u);
+  EXPECT_EQ(info.grid[0], (kN + 127) / 128);
+  EXPECT_EQ(info.block[0], 128u);
+  s = kiln_engine_launch_info(engine, 1, &info);
+  ASSERT_EQ(s, nullptr) << message(s);
+  EXPECT_STREQ(info.name, "scale");
+  EXPECT_STREQ(info.nodes, ""); // not recorded: empty, never NULL
+  s = kiln_engine_launch_info(engine, 2, &info);
+  EXPECT_EQ(kiln_status_code(s), KILN_INVALID_ARGUMENT);
+  EXPECT_NE(message(s).find("step 2 is out of range (the plan has 2"),
+            std::string::npos)
+      << message(s);
+  kiln_status_free(s);
+  s = kiln_engine_launch_info(engine, 0, nullptr);
+  EXPECT_EQ(kiln_status_code(s), KILN_INVALID_ARGUMENT);
+  kiln_status_free(s);
+  EXPECT_EQ(kiln_engine_num_launches(nullptr), 0u);
+  kiln_engine_free(engine);
+}
+
 TEST(CppWrapper, StatusOwnsAndMoves) {
   kiln::Status ok;
   EXPECT_TRUE(ok.ok());
@@ -539,6 +571,39 @@ TEST_F(Gpu, RunsStaticPlanAsGraph) {
   // The replayed graph reads the new input.
   runAndCheck(ctx, 100.0f, 3);
   EXPECT_EQ(kiln_context_uses_graph(ctx), 1);
+  kiln_context_free(ctx);
+  kiln_engine_free(engine);
+}
+
+TEST_F(Gpu, TimesRunsAndProfilesLaunches) {
+  kiln_engine *engine = loadEngine(makeEngine());
+  kiln_context *ctx = nullptr;
+  kiln_status s = create(engine, &ctx);
+  ASSERT_EQ(s, nullptr) << message(s);
+  runAndCheck(ctx, 2.0f);
+  std::vector<float> times(7, -1.0f);
+  s = kiln_time_runs(ctx, nullptr, times.size(), times.data());
+  ASSERT_EQ(s, nullptr) << message(s);
+  for (float t : times) {
+    EXPECT_GT(t, 0.0f);
+    EXPECT_LT(t, 1000.0f);
+  }
+  std::vector<float> ms(2, -1.0f);
+  s = kiln_profile_launches(ctx, nullptr, 5, ms.data(), ms.size());
+  ASSERT_EQ(s, nullptr) << message(s);
+  EXPECT_GT(ms[0], 0.0f);
+  EXPECT_GT(ms[1], 0.0f);
+  // Kernel-by-kernel launches compute the same result as the graph.
+  std::vector<float> x = input(2.0f), y(kN);
+  s = kiln_copy_output_to_host(ctx, "y", y.data(), kN * 4, nullptr);
+  ASSERT_EQ(s, nullptr) << message(s);
+  expectOutput(x, y);
+  s = kiln_profile_launches(ctx, nullptr, 1, ms.data(), 1);
+  EXPECT_EQ(kiln_status_code(s), KILN_INVALID_ARGUMENT);
+  EXPECT_NE(message(s).find("num_launches is 1 but the plan has 2"),
+            std::string::npos)
+      << message(s);
+  kiln_status_free(s);
   kiln_context_free(ctx);
   kiln_engine_free(engine);
 }

@@ -118,6 +118,10 @@ int main(int argc, char **argv) {
                     k->name()->c_str(), k->entry()->c_str(), k->grid()->x(), k->grid()->y(),
                     k->grid()->z(), k->block()->x(), k->block()->y(), k->block()->z(),
                     k->dynamic_shared_bytes());
+        if (k->nodes() || k->bytes() || k->flops())
+          std::printf("        nodes: %s; operand bytes %s; flops %llu\n",
+                      k->nodes() ? k->nodes()->c_str() : "(unknown)", human(k->bytes()).c_str(),
+                      (unsigned long long)k->flops());
         if (!k->args())
           continue;
         std::printf("        args:");

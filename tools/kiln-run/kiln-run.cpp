@@ -2,12 +2,18 @@
 //
 // kiln-run model.engine [--inputs in.npz] [--seed S] [--outputs out.npz]
 //          [--compare ref.npz --rtol R --atol A] [--bench N] [--warmup W]
-//          [--device N]
+//          [--device N] [--profile trace.json [--profile-runs R]]
 //
 // Runs the engine through the runtime's C API. Inputs missing from
 // --inputs are generated from --seed (floats uniform in [-1, 1), integers in
 // [0, 10), bools 0/1), never zeros. --bench times N runs after --warmup runs
-// and prints the median, p90, p99, min and max latency and the throughput.
+// and prints the median, p90, p99, min and max latency and the throughput;
+// each run is timed with CUDA events around it and waited for before the
+// next (the way PyTorch's side of bench/ times a call). --profile launches the
+// plan kernel by kernel R times (default 20) with an event after each launch,
+// writes a Chrome trace (chrome://tracing, Perfetto) of one inference from
+// the median times, and prints the kernels sorted by time with their share,
+// their ONNX nodes and their achieved GB/s or TFLOP/s.
 //
 //===----------------------------------------------------------------------===//
 #include "Npy.h"
@@ -15,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +36,8 @@ struct Options {
   uint64_t seed = 0;
   double rtol = 1e-3, atol = 1e-5;
   int bench = 0, warmup = 10, device = 0;
+  std::string profile;
+  int profileRuns = 20;
 };
 
 void usage() {
@@ -42,6 +51,8 @@ void usage() {
       "  --rtol R --atol A     tolerances for --compare (default 1e-3, 1e-5)\n"
       "  --bench N             time N runs (after --warmup W, default 10)\n"
       "  --device N            CUDA device (default 0)\n"
+      "  --profile TRACE.json  per-kernel times: Chrome trace + table\n"
+      "  --profile-runs R      repeats the profile's medians come from (default 20)\n"
       "  --version, --help\n");
 }
 
@@ -182,6 +193,101 @@ double percentile(std::vector<double> v, double q) {
   return v[idx];
 }
 
+
+std::string jsonEscape(const std::string &s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += (char)c;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += (char)c;
+    }
+  }
+  return out;
+}
+
+/// --profile: per-launch medians, a Chrome trace of one inference and the
+/// kernels sorted by time.
+bool writeProfile(kiln_engine *engine, kiln_context *ctx, const Options &o, std::string &msg) {
+  size_t n = kiln_engine_num_launches(engine);
+  std::vector<kiln_launch_info> info(n);
+  for (size_t i = 0; i < n; ++i)
+    if (!ok(kiln_engine_launch_info(engine, i, &info[i]), msg))
+      return false;
+  std::vector<float> ms(n);
+  // One untimed pass loads everything the kernel-by-kernel path touches.
+  if (!ok(kiln_profile_launches(ctx, nullptr, 1, ms.data(), n), msg) ||
+      !ok(kiln_profile_launches(ctx, nullptr, (size_t)o.profileRuns, ms.data(), n), msg))
+    return false;
+  double total = 0;
+  for (float t : ms)
+    total += t;
+
+  FILE *f = std::fopen(o.profile.c_str(), "w");
+  if (!f) {
+    msg = "cannot write '" + o.profile + "': " + std::strerror(errno);
+    return false;
+  }
+  std::fprintf(f, "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"engine\": \"%s\", \"repeats\": %d, "
+               "\"total_ms\": %.6f}, \"traceEvents\": [\n",
+               jsonEscape(o.engine).c_str(), o.profileRuns, total);
+  std::fprintf(f, "{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, \"args\": {\"name\": \"%s\"}},\n"
+               "{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": 0, \"args\": {\"name\": \"GPU stream\"}}",
+               jsonEscape(o.engine).c_str());
+  double ts = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double us = ms[i] * 1000.0, sec = ms[i] / 1000.0;
+    std::fprintf(f, ",\n{\"name\": \"%s\", \"cat\": \"kernel\", \"ph\": \"X\", \"pid\": 0, \"tid\": 0, "
+                 "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"step\": %zu, \"entry\": \"%s\", \"nodes\": \"%s\", "
+                 "\"bytes\": %llu, \"flops\": %llu, \"GB/s\": %.1f, \"TFLOP/s\": %.2f, "
+                 "\"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"smem\": %u}}",
+                 jsonEscape(info[i].name).c_str(), ts, us, i, jsonEscape(info[i].entry).c_str(),
+                 jsonEscape(info[i].nodes).c_str(), (unsigned long long)info[i].bytes,
+                 (unsigned long long)info[i].flops, sec > 0 ? info[i].bytes / sec / 1e9 : 0.0,
+                 sec > 0 ? info[i].flops / sec / 1e12 : 0.0, info[i].grid[0], info[i].grid[1],
+                 info[i].grid[2], info[i].block[0], info[i].block[1], info[i].block[2],
+                 info[i].dynamic_shared_bytes);
+    ts += us;
+  }
+  std::fprintf(f, "\n]}\n");
+  if (std::fclose(f) != 0) {
+    msg = "cannot write '" + o.profile + "': " + std::strerror(errno);
+    return false;
+  }
+
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ms[a] > ms[b]; });
+  std::printf("profile: %zu kernels, %.4f ms kernel by kernel (median of %d; the CUDA graph's run has no "
+              "launch gaps); trace in %s\n",
+              n, total, o.profileRuns, o.profile.c_str());
+  std::printf("%5s %10s %6s %6s %9s %8s  %-28s %s\n", "step", "ms", "share", "cum", "GB/s", "TFLOP/s",
+              "kernel", "onnx nodes");
+  double cum = 0;
+  for (size_t i : order) {
+    double sec = ms[i] / 1000.0;
+    cum += ms[i];
+    std::string nodes = info[i].nodes;
+    if (nodes.size() > 80)
+      nodes = nodes.substr(0, 77) + "...";
+    char gbs[32] = "-", tfs[32] = "-";
+    if (sec > 0 && info[i].bytes)
+      std::snprintf(gbs, sizeof gbs, "%.1f", info[i].bytes / sec / 1e9);
+    if (sec > 0 && info[i].flops)
+      std::snprintf(tfs, sizeof tfs, "%.2f", info[i].flops / sec / 1e12);
+    std::printf("%5zu %10.4f %5.1f%% %5.1f%% %9s %8s  %-28s %s\n", i, ms[i],
+                total > 0 ? 100.0 * ms[i] / total : 0.0, total > 0 ? 100.0 * cum / total : 0.0, gbs, tfs,
+                info[i].name, nodes.c_str());
+  }
+  return true;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -207,6 +313,8 @@ int main(int argc, char **argv) {
     else if (a == "--bench") o.bench = std::atoi(next("--bench"));
     else if (a == "--warmup") o.warmup = std::atoi(next("--warmup"));
     else if (a == "--device") o.device = std::atoi(next("--device"));
+    else if (a == "--profile") o.profile = next("--profile");
+    else if (a == "--profile-runs") o.profileRuns = std::atoi(next("--profile-runs"));
     else if (!a.empty() && a[0] == '-') return fail("unknown option '" + a + "' (see --help)");
     else if (o.engine.empty()) o.engine = a;
     else return fail("more than one engine given");
@@ -317,19 +425,25 @@ int main(int argc, char **argv) {
         return fail(msg);
     if (!ok(kiln_stream_synchronize(ctx, nullptr), msg))
       return fail(msg);
-    std::vector<double> ms;
-    for (int i = 0; i < o.bench; ++i) {
-      auto t0 = std::chrono::steady_clock::now();
-      if (!ok(kiln_run(ctx, nullptr), msg) || !ok(kiln_stream_synchronize(ctx, nullptr), msg))
-        return fail(msg);
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    }
+    std::vector<float> times(o.bench);
+    auto t0 = std::chrono::steady_clock::now();
+    if (!ok(kiln_time_runs(ctx, nullptr, times.size(), times.data()), msg))
+      return fail(msg);
+    double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::vector<double> ms(times.begin(), times.end());
     double med = percentile(ms, 0.5);
-    std::printf("bench: %d runs (after %d warm-up), latency ms: median %.4f  p90 %.4f  p99 %.4f  "
-                "min %.4f  max %.4f; throughput %.1f inferences/s; cuda graph %s\n",
+    std::printf("bench: %d runs (after %d warm-up), CUDA-event latency ms: median %.4f  p90 %.4f  p99 %.4f  "
+                "min %.4f  max %.4f; throughput %.1f inferences/s (host clock, %.4f ms per run with "
+                "synchronization); cuda graph %s\n",
                 o.bench, o.warmup, med, percentile(ms, 0.9), percentile(ms, 0.99),
                 *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()),
-                1000.0 / med, kiln_context_uses_graph(ctx) ? "on" : "off");
+                1000.0 * o.bench / wall, wall / o.bench, kiln_context_uses_graph(ctx) ? "on" : "off");
+  }
+  if (!o.profile.empty()) {
+    if (o.profileRuns < 1)
+      return fail("--profile-runs must be at least 1");
+    if (!writeProfile(engine, ctx, o, msg))
+      return fail(msg);
   }
   kiln_context_free(ctx);
   kiln_engine_free(engine);

@@ -127,6 +127,9 @@ struct KernelSpec {
   Dim3 grid, block;
   uint32_t dynamicSharedBytes = 0;
   std::vector<ArgSpec> args;
+  std::string nodes;  ///< ONNX nodes covered, ", " separated (profiles)
+  uint64_t bytes = 0; ///< operand bytes (profiles)
+  uint64_t flops = 0; ///< arithmetic operations, 0 if not counted
 };
 
 struct PlanSpec {

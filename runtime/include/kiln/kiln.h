@@ -221,6 +221,42 @@ KILN_API kiln_status kiln_stream_synchronize(kiln_context *context,
 /* 1 when the last kiln_run replayed a CUDA graph, else 0. */
 KILN_API int kiln_context_uses_graph(const kiln_context *context);
 
+/* ------------------------------------------------------------------------ */
+/* Timing and profiles                                                      */
+/* ------------------------------------------------------------------------ */
+
+/* One step of rank 0's launch order, as the compiler described it. */
+typedef struct {
+  const char *name;  /* the kernel-dialect op (for messages) */
+  const char *entry; /* the __global__ function */
+  const char *nodes; /* ONNX nodes the kernel covers, ", " separated; "" if unknown */
+  uint64_t bytes;    /* bytes of its operands, each read or written once */
+  uint64_t flops;    /* arithmetic operations (2 per multiply-add); 0 if not counted */
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t dynamic_shared_bytes;
+} kiln_launch_info;
+
+KILN_API size_t kiln_engine_num_launches(const kiln_engine *engine);
+KILN_API kiln_status kiln_engine_launch_info(const kiln_engine *engine,
+                                             size_t step,
+                                             kiln_launch_info *info);
+
+/* Runs the engine `runs` times on `stream` as kiln_run does, each run between
+ * two CUDA events and waited for before the next starts; times_ms[i] is run
+ * i's elapsed time between its events. Warm up with kiln_run first. */
+KILN_API kiln_status kiln_time_runs(kiln_context *context, kiln_stream stream,
+                                    size_t runs, float *times_ms);
+
+/* Launches the plan kernel by kernel (no CUDA graph) `repeats` times with a
+ * CUDA event after every launch; launch_ms[i] is the median over the repeats
+ * of step i's time (from the event before it to the one after it).
+ * `num_launches` must equal kiln_engine_num_launches. */
+KILN_API kiln_status kiln_profile_launches(kiln_context *context,
+                                           kiln_stream stream, size_t repeats,
+                                           float *launch_ms,
+                                           size_t num_launches);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

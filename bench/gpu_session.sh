@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One device call, from the repository root on the GPU machine: unpacks
+# .carry/pack.tar.xz (scripts/make_carry.sh), then runs the steps in $STEPS
+# (comma list, default check,bench,profile,micro):
+#   check    test/gpu/gpu_check.sh (quick: no big-model section) with the node data
+#   bench    bench/run.py $BENCH_ARGS (default --quick) within $BENCH_TIMEOUT s
+#   profile  kiln-run --profile on every engine the bench built
+#   micro    bench/micro.py $MICRO_ARGS within $MICRO_TIMEOUT s
+# Everything lands in $OUT/results.tar.gz (the device tool returns few files)
+# and the log in $OUT/session.log.
+set -uo pipefail
+OUT=${OUT:?set OUT}
+K=/tmp/kiln R=/tmp/kiln-results
+STEPS=${STEPS:-check,bench,profile,micro}
+mkdir -p "$K" "$R"
+tar -xJf .carry/pack.tar.xz -C "$K"
+has() { [[ ",$STEPS," == *",$1,"* ]]; }
+exec > >(tee "$OUT/session.log") 2>&1
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+start=$(date +%s)
+if has check; then
+  KILN_NODE_TIMEOUT=${NODE_TIMEOUT:-200} test/gpu/gpu_check.sh "$K/bin" "$K/engines" "$R/check" "${CHECK_MODE:-quick}" "$K/node" \
+    | grep -v '^PASS ' | tail -n 60
+  echo "== check took $(( $(date +%s) - start )) s"
+fi
+if has bench; then
+  t=$(date +%s)
+  timeout "${BENCH_TIMEOUT:-300}" python3 bench/run.py ${BENCH_ARGS:---quick} --bin "$K/bin" --work /tmp/kiln-bench \
+    --results "$R/bench" 2>&1 | grep -v "Warning\|warn(\|^\[torch.onnx\]\|^  " | tail -n 60
+  echo "== bench took $(( $(date +%s) - t )) s"
+fi
+if has profile; then
+  mkdir -p "$R/profile"
+  for e in /tmp/kiln-bench/kiln/*.engine; do
+    [ -e "$e" ] || continue
+    n=$(basename "${e%.engine}")
+    timeout 60 "$K/bin/kiln-run" "$e" --inputs "${e%.engine}.inputs.npz" --profile "$R/profile/$n.trace.json" \
+      > "$R/profile/$n.txt" 2>&1
+    echo "== profile $n"; head -n 18 "$R/profile/$n.txt"
+  done
+fi
+if has micro; then
+  t=$(date +%s)
+  timeout "${MICRO_TIMEOUT:-150}" python3 bench/micro.py ${MICRO_ARGS:-} --bin "$K/bin" --work /tmp/kiln-micro \
+    --results "$R/bench" 2>&1 | grep -v "Warning\|warn(" | tail -n 70
+  echo "== micro took $(( $(date +%s) - t )) s"
+fi
+tar -czf "$OUT/results.tar.gz" -C "$R" .
+echo "== session took $(( $(date +%s) - start )) s"

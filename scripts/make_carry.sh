@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Packs what a GPU-machine check needs from this (CPU) machine into
+# .carry/pack.tar.xz (git-ignored; the device tool carries at most 64 MiB with
+# the working tree): stripped binaries (bin/), the committed models compiled
+# to engines with their inputs and onnxruntime outputs (engines/), and the
+# ONNX node tests that import (node/; the GPU machine's onnx has no test data).
+# On the GPU machine: tar -xJf .carry/pack.tar.xz -C /tmp/kiln, then
+#   test/gpu/gpu_check.sh /tmp/kiln/bin /tmp/kiln/engines OUT [full|quick] /tmp/kiln/node
+# Usage: scripts/make_carry.sh [BUILD_DIR]
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${1:-$ROOT/build}
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+mkdir -p "$STAGE/bin" "$STAGE/engines" "$STAGE/node" "$ROOT/.carry"
+for t in kilnc kiln-run kiln-eval kiln-inspect KilnRuntimeTest; do
+  strip -o "$STAGE/bin/$t" "$BUILD/bin/$t"
+done
+for m in "$ROOT"/test/models/data/*.onnx "$ROOT/examples/models/mlp.onnx"; do
+  base=$(basename "${m%.onnx}")
+  src=${m%.onnx}
+  if [ "$base" = mlp ]; then
+    python3 - "$STAGE/engines/mlp" <<'PY'
+import sys, numpy as np
+rng = np.random.default_rng(7)
+x = rng.standard_normal((4, 64)).astype(np.float32)
+np.savez(sys.argv[1] + ".inputs.npz", x=x)
+PY
+    "$BUILD/bin/kiln-eval" "$m" --inputs "$STAGE/engines/mlp.inputs.npz" --outputs "$STAGE/engines/mlp.ort.npz"
+    "$BUILD/bin/kilnc" "$m" -O2 -o "$STAGE/engines/mlp.engine"
+    continue
+  fi
+  spec=$(python3 -c "import numpy as np,sys; z=np.load(sys.argv[1]); print(','.join(k+'='+'x'.join(map(str,z[k].shape)) for k in z.files))" "$src.inputs.npz")
+  "$BUILD/bin/kilnc" "$m" -O2 --input-shape "$spec" -o "$STAGE/engines/$base.engine"
+  cp "$src.inputs.npz" "$src.ort.npz" "$STAGE/engines/"
+done
+DATA=$(python3 -c "import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), 'backend/test/data/node'))")
+python3 "$ROOT/test/conformance/node_suite.py" --kilnc "$BUILD/bin/kilnc" --list 2>/dev/null |
+  while read -r t _; do [ -d "$DATA/$t" ] && cp -r "$DATA/$t" "$STAGE/node/"; done
+tar -cJf "$ROOT/.carry/pack.tar.xz" -C "$STAGE" bin engines node
+du -h "$ROOT/.carry/pack.tar.xz"
+echo "node tests: $(ls "$STAGE/node" | wc -l); engines: $(ls "$STAGE/engines"/*.engine | wc -l)"
