@@ -858,21 +858,18 @@ private:
 
 kiln_status Context::timeRuns(CUstream stream, size_t runs, float *ms) {
   std::string what = "kiln_time_runs: " + where();
+  // Events belong to the context current when they are created; run()
+  // pushes the same context again, which nests.
+  cuda::ContextScope scope(*driver_, device_->context);
+  KILN_RETURN_IF_ERROR(
+      cuda::check(*driver_, scope.result(), "cuCtxPushCurrent", what));
   EventSet events(*driver_);
   KILN_RETURN_IF_ERROR(events.create(2, what));
   for (size_t i = 0; i < runs; ++i) {
-    {
-      cuda::ContextScope scope(*driver_, device_->context);
-      KILN_RETURN_IF_ERROR(
-          cuda::check(*driver_, scope.result(), "cuCtxPushCurrent", what));
-      KILN_RETURN_IF_ERROR(cuda::check(
-          *driver_, driver_->cuEventRecord(events[0], stream), "cuEventRecord",
-          what));
-    }
+    KILN_RETURN_IF_ERROR(cuda::check(
+        *driver_, driver_->cuEventRecord(events[0], stream), "cuEventRecord",
+        what));
     KILN_RETURN_IF_ERROR(run(stream));
-    cuda::ContextScope scope(*driver_, device_->context);
-    KILN_RETURN_IF_ERROR(
-        cuda::check(*driver_, scope.result(), "cuCtxPushCurrent", what));
     KILN_RETURN_IF_ERROR(cuda::check(
         *driver_, driver_->cuEventRecord(events[1], stream), "cuEventRecord",
         what));
