@@ -127,6 +127,16 @@ def kiln_compile(kilnc, onnx_path, engine, shapes=None, extra=(), timeout=1800):
     return res
 
 
+def kiln_launches(kiln_inspect, engine):
+    """Launches in rank 0's plan (kiln-inspect --kernels), or None."""
+    try:
+        r = subprocess.run([kiln_inspect, engine], capture_output=True, text=True, timeout=120)
+    except Exception:  # noqa: BLE001
+        return None
+    m = re.search(r"plan rank 0: (\d+) launches", r.stdout)
+    return int(m.group(1)) if m else None
+
+
 def kiln_bench(kilnrun, engine, inputs_npz, outputs_npz, runs, warmup, seed=None,
                save_inputs=None, timeout=1800):
     """Runs kiln-run --bench; returns dict(status, median_ms, ..., error?)."""

@@ -75,7 +75,7 @@ def markdown(rows, envs):
               "eager at the same precision by more than the tolerance (fp32 1e-3, fp16 2e-2 of "
               "the max magnitude); KILN-FAIL: kilnc or kiln-run failed (first error line below).", ""]
     hdr = ["model", "shape", "dtype"] + [SHORT[s] for s in SIDES] + \
-          [f"Kiln/{SHORT[p]}" for p in PEERS] + ["kilnc s", "compile s (d/ro/ma)"]
+          [f"Kiln/{SHORT[p]}" for p in PEERS] + ["kilnc s", "Kiln launches", "compile s (d/ro/ma)"]
     lines.append("| " + " | ".join(hdr) + " |")
     lines.append("|" + "---|" * len(hdr))
     notes = []
@@ -88,8 +88,10 @@ def markdown(rows, envs):
         comp = "/".join("-" if not s.get(p) or s[p].get("compile_s") is None else f"{s[p]['compile_s']:.0f}"
                         for p in PEERS[1:])
         kc = s.get("kiln", {}).get("compile_s")
+        nl = s.get("kiln", {}).get("launches")
         lines.append("| " + " | ".join([r["model"], r["shape"], r["dtype"]] + [cell(s.get(x)) for x in SIDES]
-                                       + rat + ["-" if kc is None else f"{kc:.1f}", comp]) + " |")
+                                       + rat + ["-" if kc is None else f"{kc:.1f}",
+                                                "-" if nl is None else str(nl), comp]) + " |")
         for side in SIDES:
             if s.get(side, {}).get("error"):
                 notes.append(f"- {r['model']} {r['shape']} {r['dtype']} {side}: {s[side]['error']}")

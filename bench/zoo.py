@@ -125,6 +125,10 @@ def build(name, seed=0, attn="sdpa"):
         try:
             import torchvision
             inner = torchvision.models.vit_b_16(weights=None)
+            # torchvision zero-initializes the classifier head, which would
+            # make every output 0 and the correctness check vacuous.
+            torch.nn.init.normal_(inner.heads.head.weight, std=0.02)
+            torch.nn.init.normal_(inner.heads.head.bias, std=0.02)
 
             class V(torch.nn.Module):
                 def __init__(self):
@@ -166,6 +170,41 @@ def on_device(module, dtype):
     return m.to("cuda", dtype=torch.float16 if dtype == "fp16" else torch.float32).eval()
 
 
+def float_weight_types(path):
+    """{onnx elem type name: elements} over the floating-point initializers
+    (and Constant nodes) of an ONNX file, without loading external data."""
+    import onnx
+    m = onnx.load(path, load_external_data=False)
+    out = {}
+
+    def add(t):
+        if t.data_type in (onnx.TensorProto.FLOAT, onnx.TensorProto.FLOAT16,
+                           onnx.TensorProto.BFLOAT16, onnx.TensorProto.DOUBLE):
+            n = 1
+            for d in t.dims:
+                n *= d
+            k = onnx.TensorProto.DataType.Name(t.data_type)
+            out[k] = out.get(k, 0) + n
+    for t in m.graph.initializer:
+        add(t)
+    for node in m.graph.node:
+        for a in node.attribute:
+            if a.type == onnx.AttributeProto.TENSOR:
+                add(a.t)
+    return out
+
+
+def check_precision(path, dtype):
+    """None if most floating-point weight elements of the export have the
+    row's precision, else the reason (an exporter that did not keep fp16)."""
+    want = {"fp16": "FLOAT16", "fp32": "FLOAT", "bf16": "BFLOAT16"}[dtype]
+    types = float_weight_types(path)
+    total = sum(types.values())
+    if total and types.get(want, 0) < 0.5 * total:
+        return f"the export's weights are {types}, not {want}"
+    return None
+
+
 def export(name, shape, dtype, module_gpu, workdir, seed, exporter="auto"):
     """Exports module_gpu (already on the GPU in `dtype`) at fixed shapes, or
     reuses the cached export. Returns (onnx path, facts)."""
@@ -204,8 +243,12 @@ def export(name, shape, dtype, module_gpu, workdir, seed, exporter="auto"):
             try:
                 with torch.no_grad():
                     torch.onnx.export(module_gpu, args, path, **kw)
+                wrong = check_precision(path, dtype)
+                if wrong:
+                    raise RuntimeError(wrong)
                 facts = dict(exporter=how, attn_export=attn or "as-built", torch=torch.__version__,
-                             export_s=round(time.time() - t0, 1), seed=seed)
+                             export_s=round(time.time() - t0, 1), seed=seed,
+                             weight_types=float_weight_types(path))
                 if errors:
                     facts["earlier_errors"] = errors
                 with open(mark, "w") as fh:
