@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
 namespace kiln::codegen {
 
@@ -238,6 +240,140 @@ uint64_t operandBytes(const LaunchSpec &spec) {
     for (const BufferSpec &b : *list)
       total += static_cast<uint64_t>(std::max<int64_t>(b.bytes(), 0));
   return total;
+}
+
+bool dtypeFromName(const std::string &name, DType &out) {
+  for (DType t : {DType::F16, DType::BF16, DType::F32, DType::F64, DType::Bool,
+                  DType::I8, DType::I16, DType::I32, DType::I64, DType::U8,
+                  DType::U16, DType::U32, DType::U64})
+    if (name == dtypeName(t)) {
+      out = t;
+      return true;
+    }
+  return false;
+}
+
+std::string printFusedProgram(const std::vector<FusedStep> &steps) {
+  std::string out;
+  for (size_t j = 0; j < steps.size(); ++j) {
+    const FusedStep &st = steps[j];
+    if (j)
+      out += "; ";
+    out += "t" + std::to_string(j) + " = " + st.op;
+    if (!st.attrs.all().empty()) {
+      out += "{";
+      bool first = true;
+      for (const auto &[k, v] : st.attrs.all()) {
+        out += (first ? "" : ",") + k + "=";
+        first = false;
+        if (v.kind == ConfigValue::Kind::String) {
+          out += v.s;
+        } else {
+          char buf[40];
+          std::snprintf(buf, sizeof buf, "%.17g",
+                        v.kind == ConfigValue::Kind::Float ? v.f
+                                                           : double(v.i));
+          out += buf;
+        }
+      }
+      out += "}";
+    }
+    out += "(";
+    for (size_t a = 0; a < st.args.size(); ++a)
+      out += (a ? ", " : "") + std::string(st.args[a].input ? "i" : "t") +
+             std::to_string(st.args[a].index);
+    out += ") : ";
+    out += dtypeName(st.dtype);
+  }
+  return out;
+}
+
+namespace {
+std::string trim(const std::string &s) {
+  size_t b = s.find_first_not_of(" \t"), e = s.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+} // namespace
+
+bool parseFusedProgram(const std::string &text, size_t numInputs,
+                       std::vector<FusedStep> &steps, std::string &error) {
+  steps.clear();
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find(';', pos);
+    std::string stmt =
+        trim(text.substr(pos, end == std::string::npos ? end : end - pos));
+    pos = end == std::string::npos ? text.size() + 1 : end + 1;
+    auto bad = [&](const std::string &why) {
+      error = "fused program step " + std::to_string(steps.size()) + " ('" +
+              stmt + "'): " + why;
+      return false;
+    };
+    std::string want = "t" + std::to_string(steps.size()) + " =";
+    if (stmt.compare(0, want.size(), want) != 0)
+      return bad("expected '" + want + "'");
+    std::string rest = trim(stmt.substr(want.size()));
+    size_t colon = rest.rfind(':');
+    if (colon == std::string::npos)
+      return bad("expected ': <dtype>'");
+    FusedStep st;
+    if (!dtypeFromName(trim(rest.substr(colon + 1)), st.dtype))
+      return bad("unknown dtype");
+    std::string call = trim(rest.substr(0, colon));
+    size_t open = call.find('(');
+    if (open == std::string::npos || call.back() != ')')
+      return bad("expected 'op(args)'");
+    std::string head = call.substr(0, open);
+    size_t brace = head.find('{');
+    st.op = trim(head.substr(0, brace));
+    if (st.op.empty())
+      return bad("no op name");
+    if (brace != std::string::npos) {
+      if (head.back() != '}')
+        return bad("unterminated attributes");
+      std::string attrs = head.substr(brace + 1, head.size() - brace - 2);
+      size_t ap = 0;
+      while (ap < attrs.size()) {
+        size_t comma = attrs.find(',', ap);
+        std::string kv = attrs.substr(ap, comma == std::string::npos ? comma : comma - ap);
+        ap = comma == std::string::npos ? attrs.size() : comma + 1;
+        size_t eq = kv.find('=');
+        if (eq == std::string::npos)
+          return bad("attribute without '='");
+        std::string k = trim(kv.substr(0, eq)), v = trim(kv.substr(eq + 1));
+        char *endp = nullptr;
+        double d = std::strtod(v.c_str(), &endp);
+        if (!v.empty() && endp && *endp == '\0')
+          st.attrs.set(k, ConfigValue::ofFloat(d));
+        else
+          st.attrs.set(k, ConfigValue::ofString(v));
+      }
+    }
+    std::string args = call.substr(open + 1, call.size() - open - 2);
+    size_t ap = 0;
+    while (!trim(args).empty() && ap <= args.size()) {
+      size_t comma = args.find(',', ap);
+      std::string a = trim(args.substr(ap, comma == std::string::npos ? comma : comma - ap));
+      ap = comma == std::string::npos ? args.size() + 1 : comma + 1;
+      if (a.size() < 2 || (a[0] != 'i' && a[0] != 't'))
+        return bad("bad operand '" + a + "'");
+      char *endp = nullptr;
+      long idx = std::strtol(a.c_str() + 1, &endp, 10);
+      if (!endp || *endp != '\0' || idx < 0)
+        return bad("bad operand '" + a + "'");
+      FusedStep::Arg arg{a[0] == 'i', static_cast<int>(idx)};
+      if (arg.input ? static_cast<size_t>(idx) >= numInputs
+                    : static_cast<size_t>(idx) >= steps.size())
+        return bad("operand '" + a + "' is not defined before");
+      st.args.push_back(arg);
+    }
+    steps.push_back(std::move(st));
+  }
+  if (steps.empty()) {
+    error = "empty fused program";
+    return false;
+  }
+  return true;
 }
 
 } // namespace kiln::codegen

@@ -37,6 +37,10 @@
 //                count_include_pad.
 //   gather       axis; inputs data, indices.
 //   gather_elements axis; inputs data, indices.
+//   fused_elementwise  program (FusedProgram's text: steps of elementwise
+//                ops over the inputs and earlier steps, the last one stored);
+//                every value indexed by the output's coordinates, inputs
+//                broadcast (numpy) to the output. Tuning: vec.
 //
 // Every kind but reduce-"row", softmax-"row", layer_norm and matmul uses a
 // grid-stride loop, so any grid is correct for it; the others need the grid
@@ -150,6 +154,32 @@ struct LaunchSpec {
 /// and sets grid, block and smem for them. Fails (with `error`) when the kind
 /// is unknown or the config/buffers do not describe a valid launch.
 bool configureLaunch(LaunchSpec &spec, std::string &error);
+
+/// One step of a fused elementwise program: `op` (an elementwise op of the
+/// `elementwise` kind, with its config keys in `attrs`) over `args`, each an
+/// input (`input` true, index into the launch's inputs) or an earlier step,
+/// computing a value of `dtype`.
+struct FusedStep {
+  struct Arg {
+    bool input = true;
+    int index = 0;
+  };
+  std::string op;
+  Config attrs;
+  std::vector<Arg> args;
+  DType dtype = DType::F32;
+};
+
+/// The `program` text of a fused_elementwise launch, one step per `;`:
+///   "t0 = add(i0, i1) : f16; t1 = gelu{approximate=tanh}(t0) : f16"
+/// (attrs: strings bare, numbers as %.17g).
+std::string printFusedProgram(const std::vector<FusedStep> &steps);
+/// Parses printFusedProgram's text; steps may only use earlier steps and
+/// inputs below `numInputs`.
+bool parseFusedProgram(const std::string &text, size_t numInputs,
+                       std::vector<FusedStep> &steps, std::string &error);
+/// The DType of an MLIR element type name ("f16", "i1", ...).
+bool dtypeFromName(const std::string &name, DType &out);
 
 /// Arithmetic operations of a launch (2 per multiply-add) for profiles:
 /// matmul and conv; 0 for the memory-bound kinds, which profiles judge by

@@ -1270,6 +1270,9 @@ LogicalResult checkTensorType(Operation *op, const Tensor &t, Type type,
 } // namespace
 
 bool canEvaluate(Operation *op) {
+  if (auto f = dyn_cast<graph::FusionOp>(op))
+    return llvm::all_of(f.getBody().front().without_terminator(),
+                        [](Operation &o) { return canEvaluate(&o); });
   return isa<
       graph::ConstantOp, graph::SqrtOp, graph::ReciprocalOp, graph::ExpOp,
       graph::LogOp, graph::ErfOp, graph::TanhOp, graph::SigmoidOp, graph::SinOp,
@@ -1288,6 +1291,9 @@ bool canEvaluate(Operation *op) {
       graph::ExpandOp, graph::ConcatOp, graph::SliceOp, graph::TriluOp>(op);
 }
 
+static FailureOr<std::vector<Tensor>>
+evaluateBlock(Operation *owner, Block &body, ArrayRef<Tensor> inputs);
+
 FailureOr<SmallVector<Tensor>> evaluateOp(Operation *op,
                                           ArrayRef<Tensor> operands) {
   if (!canEvaluate(op))
@@ -1304,6 +1310,14 @@ FailureOr<SmallVector<Tensor>> evaluateOp(Operation *op,
     if (failed(checkTensorType(op, operands[i], v.getType(),
                                "operand #" + llvm::Twine(i))))
       return failure();
+  if (auto fusion = dyn_cast<graph::FusionOp>(op)) {
+    FailureOr<std::vector<Tensor>> r =
+        evaluateBlock(op, fusion.getBody().front(), operands);
+    if (failed(r))
+      return failure();
+    return SmallVector<Tensor>(std::make_move_iterator(r->begin()),
+                               std::make_move_iterator(r->end()));
+  }
   auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   FailureOr<DType> outType =
       rt ? dtypeFromMlir(rt.getElementType()) : FailureOr<DType>(failure());
@@ -1321,23 +1335,11 @@ FailureOr<SmallVector<Tensor>> evaluateOp(Operation *op,
   return results;
 }
 
-FailureOr<std::vector<Tensor>> evaluateFunction(func::FuncOp fn,
-                                                ArrayRef<Tensor> inputs) {
-  if (fn.isExternal())
-    return fn.emitError() << "cannot evaluate the external function @"
-                          << fn.getSymName();
-  if (!llvm::hasSingleElement(fn.getBody()))
-    return fn.emitError() << "can only evaluate a function with one block";
-  Block &body = fn.getBody().front();
-  if (inputs.size() != body.getNumArguments())
-    return fn.emitError() << "@" << fn.getSymName() << " takes "
-                          << body.getNumArguments() << " inputs, got "
-                          << inputs.size();
-  for (auto [i, arg] : llvm::enumerate(body.getArguments()))
-    if (failed(checkTensorType(fn, inputs[i], arg.getType(),
-                               "input #" + llvm::Twine(i))))
-      return failure();
-
+/// Evaluates the ops of `body` (a function body or a fusion region) on
+/// `inputs` for its arguments and returns what its terminator (func.return or
+/// graph.yield) names.
+static FailureOr<std::vector<Tensor>>
+evaluateBlock(Operation *owner, Block &body, ArrayRef<Tensor> inputs) {
   // Remaining uses per value, so a tensor moves into its last user and is
   // freed then instead of living to the end.
   llvm::DenseMap<Value, unsigned> usesLeft;
@@ -1365,7 +1367,7 @@ FailureOr<std::vector<Tensor>> evaluateFunction(func::FuncOp fn,
                << "operand is not defined inside the evaluated body";
       args.push_back(take(v));
     }
-    if (isa<func::ReturnOp>(op))
+    if (isa<func::ReturnOp, graph::YieldOp>(op))
       return std::vector<Tensor>(std::make_move_iterator(args.begin()),
                                  std::make_move_iterator(args.end()));
     FailureOr<SmallVector<Tensor>> results = evaluateOp(&op, args);
@@ -1375,8 +1377,28 @@ FailureOr<std::vector<Tensor>> evaluateFunction(func::FuncOp fn,
       if (!r.use_empty())
         env[r] = std::move(t);
   }
-  return fn.emitError() << "the body of @" << fn.getSymName()
-                        << " does not end in func.return";
+  return owner->emitError() << "the evaluated body does not end in a "
+                               "terminator";
+}
+
+FailureOr<std::vector<Tensor>> evaluateFunction(func::FuncOp fn,
+                                                ArrayRef<Tensor> inputs) {
+  if (fn.isExternal())
+    return fn.emitError() << "cannot evaluate the external function @"
+                          << fn.getSymName();
+  if (!llvm::hasSingleElement(fn.getBody()))
+    return fn.emitError() << "can only evaluate a function with one block";
+  Block &body = fn.getBody().front();
+  if (inputs.size() != body.getNumArguments())
+    return fn.emitError() << "@" << fn.getSymName() << " takes "
+                          << body.getNumArguments() << " inputs, got "
+                          << inputs.size();
+  for (auto [i, arg] : llvm::enumerate(body.getArguments()))
+    if (failed(checkTensorType(fn, inputs[i], arg.getType(),
+                               "input #" + llvm::Twine(i))))
+      return failure();
+
+  return evaluateBlock(fn, body, inputs);
 }
 
 } // namespace kiln::eval

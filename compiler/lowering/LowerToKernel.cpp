@@ -158,6 +158,7 @@ public:
 private:
   LogicalResult lowerMatMul(graph::MatMulOp op);
   LogicalResult lowerSlice(graph::SliceOp op);
+  LogicalResult lowerFusion(graph::FusionOp op);
 
   OpBuilder &b;
   Counters &counters;
@@ -246,12 +247,71 @@ LogicalResult FunctionLowering::lowerSlice(graph::SliceOp op) {
                         {op.getInput()});
 }
 
+/// The config keys of an elementwise op beyond `op` (KernelSpec.h).
+Config elementwiseAttrs(Operation *op) {
+  Config c;
+  if (auto g = dyn_cast<graph::GeluOp>(op))
+    c.set("approximate", str(g.getApproximate()));
+  else if (auto l = dyn_cast<graph::LeakyReluOp>(op))
+    c.set("alpha", f64(l.getAlphaAttr().getValueAsDouble()));
+  else if (auto cl = dyn_cast<graph::ClipOp>(op)) {
+    if (auto lo = cl.getMinAttr())
+      c.set("min", f64(lo.getValueAsDouble()));
+    if (auto hi = cl.getMaxAttr())
+      c.set("max", f64(hi.getValueAsDouble()));
+  }
+  return c;
+}
+
+LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
+  Block &body = f.getBody().front();
+  DenseMap<Value, codegen::FusedStep::Arg> ref;
+  for (BlockArgument arg : body.getArguments())
+    ref[arg] = {true, static_cast<int>(arg.getArgNumber())};
+  std::vector<codegen::FusedStep> steps;
+  auto addStep = [&](codegen::FusedStep st, Value result) -> LogicalResult {
+    FailureOr<codegen::DType> dt =
+        dtypeOf(cast<ShapedType>(result.getType()).getElementType());
+    if (failed(dt))
+      return f.emitError() << "cannot lower a fused value of type "
+                           << result.getType();
+    st.dtype = *dt;
+    ref[result] = {false, static_cast<int>(steps.size())};
+    steps.push_back(std::move(st));
+    return success();
+  };
+  for (Operation &op : body.without_terminator()) {
+    codegen::FusedStep st;
+    st.op = isa<graph::ExpandOp>(op) ? "copy" : mnemonic(&op).str();
+    st.attrs = elementwiseAttrs(&op);
+    for (Value v : op.getOperands())
+      st.args.push_back(ref.lookup(v));
+    if (failed(addStep(std::move(st), op.getResult(0))))
+      return failure();
+  }
+  // The stored value is the last step; a yield of anything else is copied.
+  Value yielded = f.getYield().getValues()[0];
+  codegen::FusedStep::Arg y = ref.lookup(yielded);
+  if (y.input || y.index + 1 != static_cast<int>(steps.size())) {
+    codegen::FusedStep copy;
+    copy.op = "copy";
+    copy.args.push_back(y);
+    if (failed(addStep(std::move(copy), yielded)))
+      return failure();
+  }
+  return allocAndLaunch(
+      f, "fused_elementwise",
+      cfg({{"program", str(codegen::printFusedProgram(steps))}}),
+      SmallVector<Value>(f.getInputs()));
+}
+
 LogicalResult FunctionLowering::lowerOp(Operation *op) {
   if (op->getNumResults() != 1 ||
       !isa<RankedTensorType>(op->getResult(0).getType()))
     return op->emitError() << "cannot lower '" << op->getName()
                            << "' to kernels";
   auto ew = [&](Config c) {
+    c = elementwiseAttrs(op);
     c.set("op", str(mnemonic(op)));
     return allocAndLaunch(op, "elementwise", std::move(c),
                           SmallVector<Value>(op->getOperands()));
@@ -280,20 +340,9 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
             graph::GreaterOp, graph::GreaterOrEqualOp, graph::AndOp,
             graph::OrOp, graph::XorOp, graph::WhereOp>(
           [&](Operation *) { return ew(Config()); })
-      .Case([&](graph::GeluOp g) {
-        return ew(cfg({{"approximate", str(g.getApproximate())}}));
-      })
-      .Case([&](graph::LeakyReluOp l) {
-        return ew(cfg({{"alpha", f64(l.getAlphaAttr().getValueAsDouble())}}));
-      })
-      .Case([&](graph::ClipOp c) {
-        Config conf;
-        if (auto lo = c.getMinAttr())
-          conf.set("min", f64(lo.getValueAsDouble()));
-        if (auto hi = c.getMaxAttr())
-          conf.set("max", f64(hi.getValueAsDouble()));
-        return ew(std::move(conf));
-      })
+      .Case<graph::GeluOp, graph::LeakyReluOp, graph::ClipOp>(
+          [&](Operation *) { return ew(Config()); })
+      .Case([&](graph::FusionOp f) { return lowerFusion(f); })
       .Case([&](graph::ExpandOp e) {
         return allocAndLaunch(e, "elementwise", cfg({{"op", str("copy")}}),
                               {e.getInput()});

@@ -8,11 +8,11 @@
 namespace kiln {
 
 static const OptLevelConfig kOptLevels[] = {
-    // level, canonicalize, foldConstants, summary
-    {0, false, false, "import only: shape subgraphs folded, nothing else"},
-    {1, true, true, "canonicalize and fold constants"},
-    {2, true, true, "-O1 (fusion and attention passes join here)"},
-    {3, true, true, "-O2 (wider autotuning joins here)"},
+    // level, canonicalize, foldConstants, fuse, summary
+    {0, false, false, false, "import only: shape subgraphs folded, nothing else"},
+    {1, true, true, false, "canonicalize and fold constants"},
+    {2, true, true, true, "-O1 and elementwise fusion (attention joins here)"},
+    {3, true, true, true, "-O2 (wider autotuning joins here)"},
 };
 
 const OptLevelConfig &optLevelConfig(unsigned level) {
@@ -27,6 +27,8 @@ void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level) {
     pm.addPass(createFoldConstantsPass());
     pm.addPass(mlir::createCanonicalizerPass());
   }
+  if (cfg.fuse)
+    pm.addPass(createFusePass());
 }
 
 void registerKilnPipelines() {

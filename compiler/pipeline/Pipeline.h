@@ -12,6 +12,7 @@ struct OptLevelConfig {
   unsigned level;
   bool canonicalize;
   bool foldConstants;
+  bool fuse; ///< kiln-fuse: elementwise fusion regions
   const char *summary;
 };
 

@@ -53,4 +53,34 @@ def DecomposeForKernelsPass : Pass<"kiln-decompose-for-kernels", "mlir::ModuleOp
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }
 
+def FusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
+  let summary = "group elementwise chains into graph.fusion regions (one kernel each)";
+  let description = [{
+    Producer-consumer chains and trees of elementwise ops, casts and expands
+    become one `graph.fusion "elementwise"` region: the values inside never
+    touch memory, and the region is one kernel. An op joins the region of its
+    users when all of its users are in that region and the cost model
+    (FusionCostModel in Fusion.cpp: recomputation of values broadcast into a
+    larger result, what counts as expensive) accepts it. The region's
+    location fuses its members' locations, so profiles and
+    `kilnc --report-fusion` name every ONNX node it covers.
+
+    ```mlir
+    %0 = graph.add %x, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+    %1 = graph.relu %0 : tensor<4x8xf32> -> tensor<4x8xf32>
+    ```
+    becomes one `graph.fusion "elementwise" (%x, %b)` holding both.
+  }];
+  let options = [
+    Option<"maxExpensiveRecompute", "max-expensive-recompute", "int64_t",
+           /*default=*/"8",
+           "Largest factor by which a transcendental op broadcast into a larger "
+           "result may be recomputed">,
+  ];
+  let statistics = [
+    Statistic<"numRegions", "num-regions", "Number of fusion regions made">,
+  ];
+  let dependentDialects = ["kiln::graph::GraphDialect"];
+}
+
 #endif // KILN_TRANSFORMS_PASSES

@@ -659,6 +659,59 @@ LogicalResult TriluOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Fusion regions
+//===----------------------------------------------------------------------===//
+
+bool kiln::graph::isElementwiseFusible(Operation *op) {
+  return isa<SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, TanhOp, SigmoidOp,
+             SinOp, CosOp, FloorOp, CeilOp, NegOp, AbsOp, ReluOp, GeluOp,
+             LeakyReluOp, ClipOp, NotOp, IsNaNOp, CastOp, AddOp, SubOp, MulOp,
+             DivOp, MaxOp, MinOp, PowOp, EqualOp, LessOp, LessOrEqualOp,
+             GreaterOp, GreaterOrEqualOp, AndOp, OrOp, XorOp, WhereOp,
+             ExpandOp>(op);
+}
+
+YieldOp FusionOp::getYield() {
+  return cast<YieldOp>(getBody().front().getTerminator());
+}
+
+LogicalResult FusionOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "has " << getInputs().size()
+                         << " inputs but its body takes "
+                         << body.getNumArguments() << " arguments";
+  for (auto [i, arg] : llvm::enumerate(body.getArguments()))
+    if (arg.getType() != getInputs()[i].getType())
+      return emitOpError() << "body argument #" << i << " has type "
+                           << arg.getType() << " but input #" << i << " has "
+                           << getInputs()[i].getType();
+  YieldOp yield = getYield();
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError() << "yields " << yield.getValues().getTypes()
+                         << " but its results are " << getResultTypes();
+  if (getKind() != "elementwise")
+    return emitOpError() << "has unknown kind '" << getKind() << "'";
+  if (getNumResults() != 1)
+    return emitOpError() << "of kind 'elementwise' must have one result";
+  ArrayRef<int64_t> shape =
+      cast<RankedTensorType>(getResult(0).getType()).getShape();
+  for (Operation &op : body.without_terminator()) {
+    if (!isElementwiseFusible(&op))
+      return op.emitOpError() << "cannot be in an elementwise fusion region";
+    for (Value v : op.getResults()) {
+      ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
+      FailureOr<SmallVector<int64_t>> b = broadcastShapes(s, shape);
+      if (failed(b) || ArrayRef<int64_t>(*b) != shape)
+        return op.emitOpError()
+               << "result shape does not broadcast to the region's result "
+                  "shape";
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Folders and canonicalizations
 //===----------------------------------------------------------------------===//
 

@@ -37,6 +37,10 @@ mlir::ElementsAttr makeWeightAttr(mlir::DenseElementsAttr value, llvm::StringRef
 /// negative or the count exceeds 2^48 (the largest tensor Kiln accepts).
 mlir::FailureOr<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
 
+/// Ops an elementwise fusion region may hold: elementwise math, compares,
+/// logic, casts, where and expand (an index map of its input).
+bool isElementwiseFusible(mlir::Operation *op);
+
 namespace detail {
 llvm::LogicalResult verifyFloatUnary(mlir::Operation *op);
 llvm::LogicalResult verifyNumericUnary(mlir::Operation *op);

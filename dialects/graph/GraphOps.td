@@ -554,4 +554,51 @@ def Graph_TriluOp : Graph_Op<"trilu", [Pure, SameOperandsAndResultType]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Fusion regions
+//===----------------------------------------------------------------------===//
+
+def Graph_FusionOp : Graph_Op<"fusion", [IsolatedFromAbove, Pure,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "a group of ops that becomes one kernel";
+  let description = [{
+    Made by `kiln-fuse` (compiler/transforms/Fusion.cpp): the body computes
+    the results from the block arguments, which are the region's inputs in
+    order; `graph.yield` names the results. The body is isolated from above,
+    so a fusion region is evaluated, lowered and costed on its own.
+
+    Kinds: `elementwise` (elementwise ops, casts and expands, each value
+    indexed by the result's coordinates with numpy broadcasting: one kernel
+    reading every input once per output element).
+
+    ```mlir
+    %r = graph.fusion "elementwise" (%x, %b) : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16> {
+    ^bb0(%a: tensor<4x8xf16>, %c: tensor<8xf16>):
+      %0 = graph.add %a, %c : tensor<4x8xf16>, tensor<8xf16> -> tensor<4x8xf16>
+      %1 = graph.relu %0 : tensor<4x8xf16> -> tensor<4x8xf16>
+      graph.yield %1 : tensor<4x8xf16>
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$kind, Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kind `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The graph.yield that ends the body.
+    YieldOp getYield();
+  }];
+}
+
+def Graph_YieldOp : Graph_Op<"yield", [Pure, Terminator,
+    HasParent<"FusionOp">]> {
+  let summary = "the results of a fusion region";
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let builders = [OpBuilder<(ins), [{ /* for the implicit terminator */ }]>];
+}
+
 #endif // KILN_GRAPH_OPS

@@ -80,7 +80,7 @@ def compare(name, got, want):
     return ok, f"{name}: max abs err {err:.3g}, relative to max |ort| {mag:.3g}: {rel:.3g}"
 
 
-def check(model_path, kiln_eval, timeout):
+def check(model_path, kiln_eval, timeout, opt=0):
     """Returns (ok, lines) for one model."""
     base = model_path[:-len(".onnx")]
     inp, ref = base + ".inputs.npz", base + ".ort.npz"
@@ -95,7 +95,7 @@ def check(model_path, kiln_eval, timeout):
         return False, [f"{os.path.basename(ref)} holds no output"]
     with tempfile.TemporaryDirectory(prefix="kiln-models-") as tmp:
         out = os.path.join(tmp, "out.npz")
-        cmd = [kiln_eval, model_path, "--inputs", inp, "--outputs", out] + \
+        cmd = [kiln_eval, model_path, "--inputs", inp, "--outputs", out, "-O", str(opt)] + \
             shape_args(model_path, inputs)
         t0 = time.monotonic()
         try:
@@ -131,6 +131,8 @@ def main():
                    help="kiln-eval binary (default: beside --kilnc, PATH, build/bin)")
     p.add_argument("--kilnc", help="kilnc binary; kiln-eval is looked for beside it")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per model")
+    p.add_argument("-O", dest="opt", type=int, default=0,
+                   help="graph pipeline level kiln-eval runs first (2: with fusion regions)")
     a = p.parse_args()
 
     models = sorted(glob.glob(os.path.join(a.data, "*.onnx")))
@@ -148,7 +150,7 @@ def main():
     failed = []
     for path in models:
         name = os.path.basename(path)[:-len(".onnx")]
-        ok, lines = check(path, kiln_eval, a.timeout)
+        ok, lines = check(path, kiln_eval, a.timeout, a.opt)
         print(f"{'PASS' if ok else 'FAIL'} {name}")
         for line in lines:
             print(f"    {line}")

@@ -9,7 +9,10 @@
 #include "compiler/pipeline/Driver.h"
 #include "compiler/pipeline/TargetArch.h"
 #include "compiler/transforms/Passes.h"
+#include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/AsmState.h"
@@ -62,6 +65,51 @@ static cl::opt<bool> keepWeights(
     "keep-weights", cl::desc("Print weight blobs in textual IR instead of eliding them"),
     cl::cat(kilncCategory));
 
+static cl::opt<bool> reportFusion(
+    "report-fusion",
+    cl::desc("Print each fusion region of the graph with the ONNX nodes it covers (stderr)"),
+    cl::cat(kilncCategory));
+
+/// The ONNX node names of a location, in order.
+static void nodeNames(mlir::Location loc, std::vector<std::string> &out) {
+  if (auto n = mlir::dyn_cast<mlir::NameLoc>(loc)) {
+    out.push_back(n.getName().str());
+  } else if (auto f = mlir::dyn_cast<mlir::FusedLoc>(loc)) {
+    for (mlir::Location l : f.getLocations())
+      nodeNames(l, out);
+  }
+}
+
+/// --report-fusion: one line per region, then the totals.
+static void printFusionReport(mlir::ModuleOp module, llvm::raw_ostream &os) {
+  unsigned regions = 0, fused = 0, outside = 0;
+  module.walk([&](mlir::func::FuncOp fn) {
+    for (mlir::Operation &op : fn.getBody().front()) {
+      auto f = mlir::dyn_cast<kiln::graph::FusionOp>(op);
+      if (!f) {
+        if (!mlir::isa<kiln::graph::ConstantOp, mlir::func::ReturnOp>(op))
+          ++outside;
+        continue;
+      }
+      std::vector<std::string> names;
+      nodeNames(f.getLoc(), names);
+      unsigned members = 0;
+      std::string ops;
+      for (mlir::Operation &m : f.getBody().front().without_terminator()) {
+        ops += (members++ ? " " : "") + m.getName().stripDialect().str();
+      }
+      fused += members;
+      os << "fusion #" << regions++ << " (" << f.getKind() << ", " << members << " ops: " << ops
+         << "; " << f.getInputs().size() << " inputs):";
+      for (const std::string &n : names)
+        os << " " << n;
+      os << "\n";
+    }
+  });
+  os << "fusion: " << regions << " regions hold " << fused << " ops; " << outside
+     << " ops outside regions\n";
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::registerAsmPrinterCLOptions();
@@ -95,6 +143,8 @@ int main(int argc, char **argv) {
   auto module = kiln::importAndOptimize(context, options, llvm::errs());
   if (!module)
     return 1;
+  if (reportFusion)
+    printFusionReport(*module, llvm::errs());
 
   std::string arch = march.empty() ? kiln::defaultTargetArch() : march.getValue();
   kiln::ModelDiagnosticPrinter diagnostics(context, inputPath, llvm::errs());

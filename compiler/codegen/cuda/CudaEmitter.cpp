@@ -10,7 +10,8 @@ bool emitKernelSource(const LaunchSpec &spec, KernelSource &out,
   if (spec.outputs.size() != 1)
     return emitError(spec, error, "expects exactly one output");
   const std::string &k = spec.kind;
-  if (k == "elementwise" || k == "transpose" || k == "slice" || k == "trilu")
+  if (k == "elementwise" || k == "fused_elementwise" || k == "transpose" ||
+      k == "slice" || k == "trilu")
     return emitElementwiseFamily(spec, out, error);
   if (k == "concat")
     return emitConcat(spec, out, error);

@@ -246,6 +246,9 @@ bool emitElementwiseFamily(const LaunchSpec &s, KernelSource &out,
   if (s.kind == "elementwise") {
     space = collapse(broadcastSpace(s));
     entry = "kiln_" + s.config.getString("op");
+  } else if (s.kind == "fused_elementwise") {
+    space = collapse(broadcastSpace(s));
+    entry = "kiln_fused";
   } else if (s.kind == "transpose") {
     space = collapse(transposeSpace(s));
     if (s.config.getString("variant", "index") == "tiled")
@@ -271,6 +274,51 @@ bool emitElementwiseFamily(const LaunchSpec &s, KernelSource &out,
                    std::string e, w;
                    elementwiseExpr(s, x, e, w);
                    return e;
+                 });
+  } else if (s.kind == "fused_elementwise") {
+    std::vector<FusedStep> steps;
+    std::string why;
+    if (!parseFusedProgram(s.config.getString("program"), s.inputs.size(),
+                           steps, why))
+      return emitError(s, error, why);
+    // One LaunchSpec per step gives elementwiseExpr the op, attrs and dtypes.
+    std::vector<LaunchSpec> specs(steps.size());
+    for (size_t j = 0; j < steps.size(); ++j) {
+      LaunchSpec &st = specs[j];
+      st.kind = "elementwise";
+      st.config = steps[j].attrs;
+      st.config.set("op", ConfigValue::ofString(steps[j].op));
+      for (const FusedStep::Arg &a : steps[j].args) {
+        BufferSpec b;
+        b.dtype = a.input ? s.inputs[a.index].dtype : steps[a.index].dtype;
+        st.inputs.push_back(b);
+      }
+      BufferSpec o;
+      o.dtype = steps[j].dtype;
+      st.outputs.push_back(o);
+      std::vector<std::string> probe(st.inputs.size(), "x");
+      std::string e;
+      if (!elementwiseExpr(st, probe, e, why))
+        return emitError(s, error, "step " + std::to_string(j) + ": " + why);
+    }
+    if (steps.back().dtype != s.outputs[0].dtype)
+      return emitError(s, error, "the program's last step is not of the "
+                                 "output's dtype");
+    emitIndexMap(os, s, space, vec, entry,
+                 [&](const std::vector<std::string> &x, const std::string &) {
+                   std::string body = "([&]() {";
+                   for (size_t j = 0; j < steps.size(); ++j) {
+                     std::vector<std::string> args;
+                     for (const FusedStep::Arg &a : steps[j].args)
+                       args.push_back(a.input ? x[a.index]
+                                              : "t" + std::to_string(a.index));
+                     std::string e, w;
+                     elementwiseExpr(specs[j], args, e, w);
+                     body += " const " + T(steps[j].dtype) + " t" +
+                             std::to_string(j) + " = " + e + ";";
+                   }
+                   return body + " return t" + std::to_string(steps.size() - 1) +
+                          "; }())";
                  });
   } else if (s.kind == "trilu") {
     const size_t rank = space.shape.size();

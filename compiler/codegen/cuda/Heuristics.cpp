@@ -106,6 +106,28 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
     setGridStride(s, n / c.getInt("vec"));
     return true;
   }
+  if (s.kind == "fused_elementwise") {
+    std::vector<FusedStep> steps;
+    if (!parseFusedProgram(c.getString("program"), s.inputs.size(), steps,
+                           why))
+      return fail(why);
+    for (const FusedStep &st : steps) {
+      size_t arity = binaryOps().count(st.op)  ? 2
+                     : st.op == "where"        ? 3
+                     : unaryOps().count(st.op) ? 1
+                                               : 0;
+      if (arity == 0 || st.args.size() != arity)
+        return fail("step '" + st.op + "' is not an elementwise op of " +
+                    std::to_string(st.args.size()) + " operands");
+    }
+    for (const BufferSpec &in : s.inputs)
+      if (in.rank() > out.rank())
+        return fail("an input has a higher rank than the output");
+    if (!checkVec(s, collapse(broadcastSpace(s)), why))
+      return fail(why);
+    setGridStride(s, n / c.getInt("vec"));
+    return true;
+  }
   if (s.kind == "transpose" || s.kind == "slice" || s.kind == "trilu") {
     if (s.inputs.size() != 1 || s.inputs[0].rank() != out.rank())
       return fail("expects one input of the output's rank");
@@ -259,7 +281,11 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
     if (!c.has("path"))
       c.set("path", ConfigValue::ofString(tensorCores ? "mma" : "simt"));
     std::string path = c.getString("path");
-    bool big = l.m >= 128 && l.n >= 128;
+    // 128x128 tiles only when they fill the GPU (one block per SM of an
+    // H100/H200-class part); otherwise 64x64 tiles give 4x the blocks.
+    constexpr int64_t kTargetSMs = 132;
+    bool big = l.m >= 128 && l.n >= 128 &&
+               ceilDiv(l.m, 128) * ceilDiv(l.n, 128) * l.batch >= kTargetSMs;
     int64_t threads;
     if (path == "mma") {
       if (!tensorCores)

@@ -149,6 +149,35 @@ void buildCases() {
             buf(DType::I64, {2, 3, 4})),
         "copy");
 
+  // Fused elementwise programs: a broadcast mask chain, mixed dtypes with a
+  // compare/where, attributes, and a vectorized fp16 chain.
+  {
+    LaunchSpec &f = add("fused_mask", "fused_elementwise",
+                        {buf(DType::F32, {2, 4, 8, 8}), buf(DType::F32, {2, 1, 1, 8}),
+                         buf(DType::F32, {})},
+                        buf(DType::F32, {2, 4, 8, 8}));
+    f.config.set("program", ConfigValue::ofString(
+                                "t0 = mul(i1, i2) : f32; t1 = add(i0, t0) : f32"));
+    LaunchSpec &m = add("fused_where_cast", "fused_elementwise",
+                        {buf(DType::F16, {4, 8}), buf(DType::F32, {8})},
+                        buf(DType::F32, {4, 8}));
+    m.config.set("program",
+                 ConfigValue::ofString("t0 = cast(i0) : f32; t1 = greater(t0, i1) : i1; "
+                                       "t2 = copy(i1) : f32; t3 = where(t1, t0, t2) : f32"));
+    LaunchSpec &g = add("fused_gelu_f16", "fused_elementwise",
+                        {buf(DType::F16, {64, 256}), buf(DType::F16, {256})},
+                        buf(DType::F16, {64, 256}), 8);
+    g.config.set("program",
+                 ConfigValue::ofString("t0 = add(i0, i1) : f16; t1 = gelu{approximate=tanh}(t0) : f16; "
+                                       "t2 = leaky_relu{alpha=0.10000000000000001}(t1) : f16; "
+                                       "t3 = clip{max=6,min=-6}(t2) : f16"));
+    LaunchSpec &b = add("fused_bf16_int", "fused_elementwise",
+                        {buf(DType::BF16, {1000}), buf(DType::I32, {1000})},
+                        buf(DType::BF16, {1000}));
+    b.config.set("program", ConfigValue::ofString(
+                                "t0 = cast(i1) : bf16; t1 = sub(i0, t0) : bf16; t2 = exp(t1) : bf16"));
+  }
+
   // Data movement.
   {
     LaunchSpec &t = add("transpose", "transpose", {buf(DType::F32, {2, 3, 4})},

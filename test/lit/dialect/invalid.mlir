@@ -1284,3 +1284,84 @@ func.func @trilu_dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %0 = graph.trilu %x {k = 0 : i64, upper = true} : tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
+
+// -----
+
+// A fusion region's body takes its inputs.
+func.func @fusion_arity(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'graph.fusion' op has 1 inputs but its body takes 2 arguments}}
+  %0 = graph.fusion "elementwise"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+    %1 = graph.add %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+    graph.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_arg_type(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'graph.fusion' op body argument #0 has type 'tensor<4xf16>' but input #0 has 'tensor<4xf32>'}}
+  %0 = graph.fusion "elementwise"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf16>):
+    %1 = graph.cast %a : tensor<4xf16> -> tensor<4xf32>
+    graph.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_yield_type(%x: tensor<4xf32>) -> tensor<4xf16> {
+  // expected-error @+1 {{'graph.fusion' op yields 'tensor<4xf32>' but its results are 'tensor<4xf16>'}}
+  %0 = graph.fusion "elementwise"(%x) : (tensor<4xf32>) -> tensor<4xf16> {
+  ^bb0(%a: tensor<4xf32>):
+    %1 = graph.neg %a : tensor<4xf32> -> tensor<4xf32>
+    graph.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+func.func @fusion_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'graph.fusion' op has unknown kind 'reduction'}}
+  %0 = graph.fusion "reduction"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %1 = graph.neg %a : tensor<4xf32> -> tensor<4xf32>
+    graph.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_member(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = graph.fusion "elementwise"(%x) : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    // expected-error @+1 {{'graph.matmul' op cannot be in an elementwise fusion region}}
+    %1 = graph.matmul %a, %a : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    graph.yield %1 : tensor<4x4xf32>
+  }
+  return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+func.func @fusion_member_shape(%x: tensor<4x4xf32>, %y: tensor<4x1xf32>) -> tensor<4x1xf32> {
+  %0 = graph.fusion "elementwise"(%x, %y) : (tensor<4x4xf32>, tensor<4x1xf32>) -> tensor<4x1xf32> {
+  ^bb0(%a: tensor<4x4xf32>, %b: tensor<4x1xf32>):
+    // expected-error @+1 {{'graph.neg' op result shape does not broadcast to the region's result shape}}
+    %1 = graph.neg %a : tensor<4x4xf32> -> tensor<4x4xf32>
+    graph.yield %b : tensor<4x1xf32>
+  }
+  return %0 : tensor<4x1xf32>
+}
+
+// -----
+
+// A yield outside a fusion region.
+func.func @stray_yield(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'graph.yield' op expects parent op 'graph.fusion'}}
+  graph.yield %x : tensor<4xf32>
+}

@@ -1,0 +1,184 @@
+//===- Fusion.cpp - Group graph ops into fusion regions (kiln-fuse) -------===//
+//
+// Elementwise fusion: chains and trees of elementwise ops, casts and expands
+// become one `graph.fusion "elementwise"` region, lowered to one kernel that
+// reads each input once per output element and writes only the region's
+// result.
+//
+// Grouping: ops are visited last to first. An op that may be fused joins the
+// group of its users when all of them are in one group and the cost model
+// accepts it; otherwise it roots a new group. A member's users are therefore
+// all inside its group, so only the root's value leaves it, and a group can
+// never depend on itself through an op outside it (the root is its last op
+// and every path out of the group leaves through the root).
+//
+// Every decision is a method of FusionCostModel below.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/transforms/Passes.h"
+#include "dialects/graph/GraphOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+#define DEBUG_TYPE "kiln-fuse"
+
+namespace kiln {
+#define GEN_PASS_DEF_FUSEPASS
+#include "compiler/transforms/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace g = kiln::graph;
+
+namespace {
+
+int64_t elements(Value v) {
+  return cast<RankedTensorType>(v.getType()).getNumElements();
+}
+
+/// The fusion cost model: what may be fused and when fusing pays.
+struct FusionCostModel {
+  /// Largest factor by which a member may be recomputed (a value broadcast
+  /// into a larger root is computed once per root element). Cheap ops are
+  /// always worth recomputing inside a memory-bound kernel; transcendental
+  /// ones only up to this factor.
+  int64_t maxExpensiveRecompute = 8;
+
+  /// `op` may be a member of an elementwise region.
+  bool fusible(Operation *op) const {
+    return g::isElementwiseFusible(op) && op->getNumResults() == 1 &&
+           elements(op->getResult(0)) > 0;
+  }
+
+  /// Ops whose recomputation costs more than a few instructions.
+  bool expensive(Operation *op) const {
+    return isa<g::ExpOp, g::LogOp, g::ErfOp, g::TanhOp, g::SigmoidOp, g::SinOp,
+               g::CosOp, g::PowOp, g::GeluOp, g::SqrtOp, g::DivOp,
+               g::ReciprocalOp>(op);
+  }
+
+  /// `producer` may join the group whose root produces `root`.
+  bool canJoin(Operation *producer, Operation *root) const {
+    int64_t p = elements(producer->getResult(0));
+    int64_t r = elements(root->getResult(0));
+    if (p > r)
+      return false;
+    return r / p <= 1 || !expensive(producer) || r / p <= maxExpensiveRecompute;
+  }
+
+  /// A group pays off as a region when it saves at least one launch.
+  bool worthARegion(size_t members) const { return members >= 2; }
+};
+
+class Fuser {
+public:
+  Fuser(func::FuncOp fn, const FusionCostModel &model) : fn(fn), model(model) {}
+
+  /// Forms the groups and rewrites each into a region; returns the number
+  /// of regions made.
+  int64_t run() {
+    Block &body = fn.getBody().front();
+    SmallVector<Operation *> ops;
+    for (Operation &op : body)
+      ops.push_back(&op);
+    for (Operation *op : llvm::reverse(ops)) {
+      if (!model.fusible(op))
+        continue;
+      int group = commonUserGroup(op);
+      if (group >= 0 && model.canJoin(op, groups[group].root)) {
+        groupOf[op] = group;
+        groups[group].members.insert(op);
+        continue;
+      }
+      groupOf[op] = static_cast<int>(groups.size());
+      groups.push_back({op, {}});
+      groups.back().members.insert(op);
+    }
+    int64_t made = 0;
+    for (Group &grp : groups)
+      if (model.worthARegion(grp.members.size())) {
+        outline(grp);
+        ++made;
+      }
+    return made;
+  }
+
+private:
+  struct Group {
+    Operation *root;
+    llvm::SetVector<Operation *> members; // insertion order: root first
+  };
+
+  /// The group every user of `op` belongs to, or -1.
+  int commonUserGroup(Operation *op) {
+    int group = -1;
+    for (Operation *user : op->getUsers()) {
+      auto it = groupOf.find(user);
+      if (it == groupOf.end())
+        return -1;
+      if (group >= 0 && group != it->second)
+        return -1;
+      group = it->second;
+    }
+    return group;
+  }
+
+  /// Replaces the group's ops by one graph.fusion before its root.
+  void outline(Group &grp) {
+    // Members in program order (the root is last).
+    SmallVector<Operation *> members(grp.members.begin(), grp.members.end());
+    llvm::sort(members, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    llvm::SetVector<Value> inputs;
+    for (Operation *op : members)
+      for (Value v : op->getOperands())
+        if (!grp.members.contains(v.getDefiningOp()))
+          inputs.insert(v);
+    SmallVector<Location> locs;
+    for (Operation *op : members)
+      locs.push_back(op->getLoc());
+    Operation *root = grp.root;
+    OpBuilder b(root);
+    auto fusion = g::FusionOp::create(
+        b, FusedLoc::get(fn.getContext(), locs), root->getResultTypes(),
+        b.getStringAttr("elementwise"), inputs.getArrayRef());
+    Block *block = new Block();
+    fusion.getBody().push_back(block);
+    IRMapping map;
+    for (Value v : inputs)
+      map.map(v, block->addArgument(v.getType(), v.getLoc()));
+    OpBuilder inner = OpBuilder::atBlockEnd(block);
+    for (Operation *op : members)
+      inner.clone(*op, map);
+    g::YieldOp::create(inner, root->getLoc(),
+                       ValueRange{map.lookup(root->getResult(0))});
+    root->getResult(0).replaceAllUsesWith(fusion.getResult(0));
+    for (Operation *op : llvm::reverse(members))
+      op->erase();
+  }
+
+  func::FuncOp fn;
+  const FusionCostModel &model;
+  std::vector<Group> groups;
+  DenseMap<Operation *, int> groupOf;
+};
+
+struct FusePass : kiln::impl::FusePassBase<FusePass> {
+  using FusePassBase::FusePassBase;
+  void runOnOperation() override {
+    FusionCostModel model;
+    model.maxExpensiveRecompute = maxExpensiveRecompute;
+    for (func::FuncOp fn : getOperation().getOps<func::FuncOp>()) {
+      if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
+        continue;
+      numRegions += Fuser(fn, model).run();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,129 @@
+// RUN: kiln-opt %s --kiln-fuse --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-fuse --split-input-file | kiln-opt --split-input-file | FileCheck %s --check-prefix=ROUNDTRIP
+
+// A chain becomes one region; the value x feeds two members.
+// CHECK-LABEL: func.func @silu_chain
+//  CHECK-NEXT:   %[[F:.*]] = graph.fusion "elementwise"(%arg0, %arg1) : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16> {
+//  CHECK-NEXT:   ^bb0(%[[X:.*]]: tensor<4x8xf16>, %[[Y:.*]]: tensor<4x8xf16>):
+//  CHECK-NEXT:     %[[S:.*]] = graph.sigmoid %[[X]]
+//  CHECK-NEXT:     %[[M:.*]] = graph.mul %[[X]], %[[S]]
+//  CHECK-NEXT:     %[[A:.*]] = graph.add %[[M]], %[[Y]]
+//  CHECK-NEXT:     graph.yield %[[A]] : tensor<4x8xf16>
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return %[[F]]
+// ROUNDTRIP-LABEL: func.func @silu_chain
+// ROUNDTRIP: graph.fusion "elementwise"
+func.func @silu_chain(%x: tensor<4x8xf16>, %y: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %0 = graph.sigmoid %x : tensor<4x8xf16> -> tensor<4x8xf16>
+  %1 = graph.mul %x, %0 : tensor<4x8xf16>, tensor<4x8xf16> -> tensor<4x8xf16>
+  %2 = graph.add %1, %y : tensor<4x8xf16>, tensor<4x8xf16> -> tensor<4x8xf16>
+  return %2 : tensor<4x8xf16>
+}
+
+// -----
+
+// A value with a user outside (here the function's return) ends a region:
+// %0 is stored once and read by the region of %1..%2.
+// CHECK-LABEL: func.func @used_outside
+//  CHECK-NEXT:   %[[E:.*]] = graph.exp %arg0
+//  CHECK-NEXT:   %[[F:.*]] = graph.fusion "elementwise"(%[[E]])
+//       CHECK:     graph.neg
+//       CHECK:     graph.abs
+//       CHECK:   return %[[E]], %[[F]]
+func.func @used_outside(%x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %0 = graph.exp %x : tensor<16xf32> -> tensor<16xf32>
+  %1 = graph.neg %0 : tensor<16xf32> -> tensor<16xf32>
+  %2 = graph.abs %1 : tensor<16xf32> -> tensor<16xf32>
+  return %0, %2 : tensor<16xf32>, tensor<16xf32>
+}
+
+// -----
+
+// Constants and non-elementwise ops are region inputs; a matmul is not fused
+// (yet: epilogues are a matmul config), its bias add and GELU chain are.
+// CHECK-LABEL: func.func @bias_gelu
+//       CHECK:   %[[C:.*]] = graph.constant
+//       CHECK:   %[[MM:.*]] = graph.matmul
+//       CHECK:   graph.fusion "elementwise"(%[[MM]], %[[C]])
+//       CHECK:     graph.add
+//  CHECK-NEXT:     graph.gelu
+//  CHECK-NEXT:     graph.yield
+func.func @bias_gelu(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>) -> tensor<2x8xf32> {
+  %b = graph.constant dense<0.5> : tensor<8xf32>
+  %0 = graph.matmul %x, %w : tensor<2x4xf32>, tensor<4x8xf32> -> tensor<2x8xf32>
+  %1 = graph.add %0, %b : tensor<2x8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  %2 = graph.gelu %1 {approximate = "none"} : tensor<2x8xf32> -> tensor<2x8xf32>
+  return %2 : tensor<2x8xf32>
+}
+
+// -----
+
+// A cheap op broadcast into a larger result is recomputed inside the region
+// (the attention-mask pattern: 1 - mask, times a large negative, added to
+// the scores).
+// CHECK-LABEL: func.func @mask_broadcast
+//       CHECK:   graph.fusion "elementwise"(%{{.*}}, %arg1, %{{.*}}, %arg0) : (tensor<f32>, tensor<2x1x1x8xf32>, tensor<f32>, tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+//       CHECK:     graph.sub
+//       CHECK:     graph.mul
+//       CHECK:     graph.add
+//  CHECK-NEXT:     graph.yield
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return
+func.func @mask_broadcast(%s: tensor<2x4x8x8xf32>, %m: tensor<2x1x1x8xf32>) -> tensor<2x4x8x8xf32> {
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %big = graph.constant dense<-1.0e4> : tensor<f32>
+  %0 = graph.sub %one, %m : tensor<f32>, tensor<2x1x1x8xf32> -> tensor<2x1x1x8xf32>
+  %1 = graph.mul %0, %big : tensor<2x1x1x8xf32>, tensor<f32> -> tensor<2x1x1x8xf32>
+  %2 = graph.add %s, %1 : tensor<2x4x8x8xf32>, tensor<2x1x1x8xf32> -> tensor<2x4x8x8xf32>
+  return %2 : tensor<2x4x8x8xf32>
+}
+
+// -----
+
+// An expensive op broadcast by more than max-expensive-recompute (8) stays
+// outside: exp of 8 values feeding 512 outputs would be computed 64 times.
+// CHECK-LABEL: func.func @expensive_broadcast
+//  CHECK-NEXT:   %[[E:.*]] = graph.exp %arg1
+//  CHECK-NEXT:   %[[A:.*]] = graph.add %arg0, %[[E]]
+//  CHECK-NEXT:   return %[[A]]
+func.func @expensive_broadcast(%s: tensor<64x8xf32>, %v: tensor<8xf32>) -> tensor<64x8xf32> {
+  %0 = graph.exp %v : tensor<8xf32> -> tensor<8xf32>
+  %1 = graph.add %s, %0 : tensor<64x8xf32>, tensor<8xf32> -> tensor<64x8xf32>
+  return %1 : tensor<64x8xf32>
+}
+
+// -----
+
+// Casts, compares, where and expand fuse; a value used twice inside a
+// region (%5 below, by both operands of one add) is still inside.
+// CHECK-LABEL: func.func @mixed_types
+//       CHECK:   graph.fusion "elementwise"(%arg0, %arg1)
+//       CHECK:     graph.cast
+//       CHECK:     graph.greater
+//       CHECK:     graph.expand
+//       CHECK:     graph.where
+//       CHECK:   graph.fusion "elementwise"(%arg1)
+//       CHECK:     graph.relu
+//       CHECK:     graph.add
+//       CHECK:     graph.expand
+func.func @mixed_types(%x: tensor<4x8xf16>, %t: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %0 = graph.cast %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  %1 = graph.greater %0, %t : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xi1>
+  %2 = graph.expand %t : tensor<8xf32> -> tensor<4x8xf32>
+  %3 = graph.where %1, %0, %2 : tensor<4x8xi1>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>
+  %4 = graph.relu %t : tensor<8xf32> -> tensor<8xf32>
+  %5 = graph.add %4, %4 : tensor<8xf32>, tensor<8xf32> -> tensor<8xf32>
+  %6 = graph.expand %5 : tensor<8xf32> -> tensor<4x8xf32>
+  return %3, %6 : tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A lone elementwise op stays an op (a region would save no launch).
+// CHECK-LABEL: func.func @single
+//  CHECK-NEXT:   graph.relu
+//  CHECK-NEXT:   return
+func.func @single(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = graph.relu %x : tensor<8xf32> -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
