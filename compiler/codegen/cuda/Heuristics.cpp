@@ -87,6 +87,16 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
   Config &c = s.config;
   std::string why;
 
+  // Elementwise kinds: inputs broadcast to the output, a grid-stride loop.
+  auto broadcastLaunch = [&]() {
+    for (const BufferSpec &in : s.inputs)
+      if (in.rank() > out.rank())
+        return fail("an input has a higher rank than the output");
+    if (!checkVec(s, collapse(broadcastSpace(s)), why))
+      return fail(why);
+    setGridStride(s, n / c.getInt("vec"));
+    return true;
+  };
   if (s.kind == "elementwise") {
     std::string op = c.getString("op");
     size_t arity = binaryOps().count(op)  ? 2
@@ -98,13 +108,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
     if (s.inputs.size() != arity)
       return fail("op '" + op + "' takes " + std::to_string(arity) +
                   " inputs, got " + std::to_string(s.inputs.size()));
-    for (const BufferSpec &in : s.inputs)
-      if (in.rank() > out.rank())
-        return fail("an input has a higher rank than the output");
-    if (!checkVec(s, collapse(broadcastSpace(s)), why))
-      return fail(why);
-    setGridStride(s, n / c.getInt("vec"));
-    return true;
+    return broadcastLaunch();
   }
   if (s.kind == "fused_elementwise") {
     std::vector<FusedStep> steps;
@@ -120,13 +124,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
         return fail("step '" + st.op + "' is not an elementwise op of " +
                     std::to_string(st.args.size()) + " operands");
     }
-    for (const BufferSpec &in : s.inputs)
-      if (in.rank() > out.rank())
-        return fail("an input has a higher rank than the output");
-    if (!checkVec(s, collapse(broadcastSpace(s)), why))
-      return fail(why);
-    setGridStride(s, n / c.getInt("vec"));
-    return true;
+    return broadcastLaunch();
   }
   if (s.kind == "transpose" || s.kind == "slice" || s.kind == "trilu") {
     if (s.inputs.size() != 1 || s.inputs[0].rank() != out.rank())
