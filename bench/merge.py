@@ -27,7 +27,10 @@ def cell(side):
         return "-"
     st = side.get("status")
     if st == "PASS":
-        return f"{side['median_ms']:.3f}"
+        spread = ""
+        if side.get("min_ms") is not None and side.get("max_ms") is not None:
+            spread = f" ({side['min_ms']:.3f}-{side['max_ms']:.3f})"
+        return f"{side['median_ms']:.3f}{spread}"
     if st == "FAIL":
         return f"FAIL ({side.get('rel_err', float('nan')):.1e})"
     return st or "-"
@@ -70,7 +73,8 @@ def markdown(rows, envs):
                      f"torch {e.get('torch')}, CUDA {e.get('cuda')}, cuDNN {e.get('cudnn')}, "
                      f"transformers {e.get('transformers')}, torchvision {e.get('torchvision')}, "
                      f"kiln {e.get('kiln')}")
-    lines += ["", "Median latency in ms (CUDA events / kiln-run --bench; min..max in the JSON). "
+    lines += ["", "Median latency in ms with (min-max) over the timed runs (CUDA events on both sides; "
+              "runs and warm-up in the JSON). "
               "Kiln/peer ratio: below 1 means Kiln is faster. FAIL: output differs from PyTorch "
               "eager at the same precision by more than the tolerance (fp32 1e-3, fp16 2e-2 of "
               "the max magnitude); KILN-FAIL: kilnc or kiln-run failed (first error line below).", ""]
