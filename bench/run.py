@@ -210,6 +210,7 @@ def main(argv=None):
                     fn = None
                     torch._dynamo.reset()
                     torch.cuda.empty_cache()
+                    common.write_json(stem + ".json", run)  # a killed run keeps each side
             if "kiln" in sides:
                 if onnx_path is None:
                     row["sides"]["kiln"] = dict(status="KILN-FAIL", error="export failed: " + row["export"]["error"][:300])
