@@ -196,6 +196,12 @@ def main(argv=None):
             res, ref = torch_side(name, m, args, None, tol, a)
             row["sides"]["eager"] = res
             ref_np = {n: common.to_numpy(t) for n, t in zip(zoo.MODELS[name]["outputs"], ref)}
+            if "kiln" in sides:
+                if onnx_path is None:
+                    row["sides"]["kiln"] = dict(status="KILN-FAIL", error="export failed: " + row["export"]["error"][:300])
+                else:
+                    row["sides"]["kiln"] = kiln_side(name, shape, dtype, onnx_path, inputs, ref_np, tol, a)
+                common.write_json(stem + ".json", run)
             for side in sides:
                 if side in ("eager", "kiln"):
                     continue
@@ -211,11 +217,6 @@ def main(argv=None):
                     torch._dynamo.reset()
                     torch.cuda.empty_cache()
                     common.write_json(stem + ".json", run)  # a killed run keeps each side
-            if "kiln" in sides:
-                if onnx_path is None:
-                    row["sides"]["kiln"] = dict(status="KILN-FAIL", error="export failed: " + row["export"]["error"][:300])
-                else:
-                    row["sides"]["kiln"] = kiln_side(name, shape, dtype, onnx_path, inputs, ref_np, tol, a)
         except Exception as e:  # noqa: BLE001
             traceback.print_exc()
             row["error"] = f"{type(e).__name__}: {e}"[:600]
