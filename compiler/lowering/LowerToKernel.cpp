@@ -310,8 +310,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
       !isa<RankedTensorType>(op->getResult(0).getType()))
     return op->emitError() << "cannot lower '" << op->getName()
                            << "' to kernels";
-  auto ew = [&](Config c) {
-    c = elementwiseAttrs(op);
+  auto ew = [&]() {
+    Config c = elementwiseAttrs(op);
     c.set("op", str(mnemonic(op)));
     return allocAndLaunch(op, "elementwise", std::move(c),
                           SmallVector<Value>(op->getOperands()));
@@ -338,10 +338,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
             graph::DivOp, graph::MaxOp, graph::MinOp, graph::PowOp,
             graph::EqualOp, graph::LessOp, graph::LessOrEqualOp,
             graph::GreaterOp, graph::GreaterOrEqualOp, graph::AndOp,
-            graph::OrOp, graph::XorOp, graph::WhereOp>(
-          [&](Operation *) { return ew(Config()); })
-      .Case<graph::GeluOp, graph::LeakyReluOp, graph::ClipOp>(
-          [&](Operation *) { return ew(Config()); })
+            graph::OrOp, graph::XorOp, graph::WhereOp, graph::GeluOp,
+            graph::LeakyReluOp, graph::ClipOp>([&](Operation *) { return ew(); })
       .Case([&](graph::FusionOp f) { return lowerFusion(f); })
       .Case([&](graph::ExpandOp e) {
         return allocAndLaunch(e, "elementwise", cfg({{"op", str("copy")}}),
