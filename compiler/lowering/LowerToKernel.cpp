@@ -265,9 +265,27 @@ Config elementwiseAttrs(Operation *op) {
 
 LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
   Block &body = f.getBody().front();
+  graph::MatMulOp mm;
+  for (Operation &op : body)
+    if (auto m = dyn_cast<graph::MatMulOp>(op))
+      mm = m;
+  // Program operands: the region inputs in order (elementwise), or the
+  // product first and then the other inputs in order of first use (matmul).
   DenseMap<Value, codegen::FusedStep::Arg> ref;
-  for (BlockArgument arg : body.getArguments())
-    ref[arg] = {true, static_cast<int>(arg.getArgNumber())};
+  SmallVector<Value> epilogueInputs;
+  if (mm) {
+    ref[mm.getResult()] = {true, 0};
+    for (Operation &op : body.without_terminator())
+      for (Value v : op.getOperands())
+        if (&op != mm.getOperation() && isa<BlockArgument>(v) &&
+            !ref.count(v)) {
+          ref[v] = {true, static_cast<int>(epilogueInputs.size()) + 1};
+          epilogueInputs.push_back(v);
+        }
+  } else {
+    for (BlockArgument arg : body.getArguments())
+      ref[arg] = {true, static_cast<int>(arg.getArgNumber())};
+  }
   std::vector<codegen::FusedStep> steps;
   auto addStep = [&](codegen::FusedStep st, Value result) -> LogicalResult {
     FailureOr<codegen::DType> dt =
@@ -281,6 +299,8 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
     return success();
   };
   for (Operation &op : body.without_terminator()) {
+    if (&op == mm.getOperation())
+      continue;
     codegen::FusedStep st;
     st.op = isa<graph::ExpandOp>(op) ? "copy" : mnemonic(&op).str();
     st.attrs = elementwiseAttrs(&op);
@@ -292,17 +312,54 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
   // The stored value is the last step; a yield of anything else is copied.
   Value yielded = f.getYield().getValues()[0];
   codegen::FusedStep::Arg y = ref.lookup(yielded);
-  if (y.input || y.index + 1 != static_cast<int>(steps.size())) {
+  if (y.input || steps.empty() ||
+      y.index + 1 != static_cast<int>(steps.size())) {
     codegen::FusedStep copy;
     copy.op = "copy";
     copy.args.push_back(y);
     if (failed(addStep(std::move(copy), yielded)))
       return failure();
   }
-  return allocAndLaunch(
-      f, "fused_elementwise",
-      cfg({{"program", str(codegen::printFusedProgram(steps))}}),
-      SmallVector<Value>(f.getInputs()));
+  if (!mm)
+    return allocAndLaunch(
+        f, "fused_elementwise",
+        cfg({{"program", str(codegen::printFusedProgram(steps))}}),
+        SmallVector<Value>(f.getInputs()));
+
+  // The product and its epilogue: rows of A (batch axes folded into M)
+  // times B, every epilogue operand viewed on the [rows, N] output.
+  Location loc = f.getLoc();
+  auto outer = [&](Value blockArg) {
+    return lookup(f.getInputs()[cast<BlockArgument>(blockArg).getArgNumber()]);
+  };
+  ArrayRef<int64_t> as = mm.getLhs().getType().getShape();
+  int64_t n = mm.getType().getShape().back(), k = as.back(), rows = 1;
+  for (int64_t d : as.drop_back(1))
+    rows *= d;
+  SmallVector<Value> ins = {alias(loc, outer(mm.getLhs()), {rows, k}),
+                            outer(mm.getRhs())};
+  for (Value v : epilogueInputs) {
+    auto t = cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> view;
+    if (t.getNumElements() == 1)
+      view = {1};
+    else if (t.getShape() == mm.getType().getShape())
+      view = {rows, n};
+    else if (t.getShape().back() == n && t.getNumElements() == n)
+      view = {n};
+    else
+      return f.emitError() << "epilogue operand of type " << t
+                           << " does not index the product's rows";
+    ins.push_back(alias(loc, outer(v), view));
+  }
+  Value out =
+      kern::AllocOp::create(b, loc, memrefOf(f.getType(0)), IntegerAttr());
+  map(f.getResult(0), out);
+  return launch(loc, "matmul",
+                cfg({{"trans_a", boolean(false)},
+                     {"trans_b", boolean(false)},
+                     {"epilogue", str(codegen::printFusedProgram(steps))}}),
+                ins, alias(loc, out, {rows, n}), "fusion");
 }
 
 LogicalResult FunctionLowering::lowerOp(Operation *op) {

@@ -8,11 +8,13 @@
 namespace kiln {
 
 static const OptLevelConfig kOptLevels[] = {
-    // level, canonicalize, foldConstants, fuse, summary
-    {0, false, false, false, "import only: shape subgraphs folded, nothing else"},
-    {1, true, true, false, "canonicalize and fold constants"},
-    {2, true, true, true, "-O1 and elementwise fusion (attention joins here)"},
-    {3, true, true, true, "-O2 (wider autotuning joins here)"},
+    // level, canonicalize, foldConstants, fuse, epilogues, summary
+    {0, false, false, false, false, "import only: shape subgraphs folded, nothing else"},
+    {1, true, true, false, false, "canonicalize and fold constants"},
+    {2, true, true, true, false, "-O1 and elementwise fusion"},
+    // Matmul epilogues join -O2 once a GPU run has checked them (they are
+    // checked by the evaluator and compiled by NVRTC in CI).
+    {3, true, true, true, true, "-O2 and matmul epilogue fusion"},
 };
 
 const OptLevelConfig &optLevelConfig(unsigned level) {
@@ -27,8 +29,11 @@ void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level) {
     pm.addPass(createFoldConstantsPass());
     pm.addPass(mlir::createCanonicalizerPass());
   }
-  if (cfg.fuse)
-    pm.addPass(createFusePass());
+  if (cfg.fuse) {
+    FusePassOptions fuse;
+    fuse.epilogues = cfg.epilogues;
+    pm.addPass(createFusePass(fuse));
+  }
 }
 
 void registerKilnPipelines() {

@@ -12,7 +12,8 @@ struct OptLevelConfig {
   unsigned level;
   bool canonicalize;
   bool foldConstants;
-  bool fuse; ///< kiln-fuse: elementwise fusion regions
+  bool fuse;      ///< kiln-fuse: elementwise fusion regions
+  bool epilogues; ///< kiln-fuse epilogues: matmul + elementwise regions
   const char *summary;
 };
 

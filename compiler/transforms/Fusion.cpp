@@ -47,6 +47,8 @@ struct FusionCostModel {
   /// always worth recomputing inside a memory-bound kernel; transcendental
   /// ones only up to this factor.
   int64_t maxExpensiveRecompute = 8;
+  /// Matmul epilogues (the "matmul" region kind).
+  bool epilogues = true;
 
   /// `op` may be a member of an elementwise region.
   bool fusible(Operation *op) const {
@@ -70,6 +72,27 @@ struct FusionCostModel {
     return r / p <= 1 || !expensive(producer) || r / p <= maxExpensiveRecompute;
   }
 
+  /// `op` may be the producer of an epilogue region: a float matmul of rows
+  /// by one 2-D matrix (the linear layers), whose kernel can apply the
+  /// elementwise ops after it to each output element.
+  bool epilogueProducer(Operation *op) const {
+    auto mm = dyn_cast<g::MatMulOp>(op);
+    return epilogues && mm && g::isFloatType(mm.getType().getElementType()) &&
+           mm.getRhs().getType().getRank() == 2 &&
+           mm.getLhs().getType().getRank() >= 2 && elements(mm.getResult()) > 0;
+  }
+
+  /// An epilogue operand must index the flattened [rows, N] output: a
+  /// scalar, a row vector over N (a bias), or the output's own shape (a
+  /// residual).
+  bool epilogueOperand(Value v, Value product) const {
+    ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
+    ArrayRef<int64_t> o = cast<RankedTensorType>(product.getType()).getShape();
+    if (elements(v) == 1 || s == o)
+      return true;
+    return !s.empty() && s.back() == o.back() && elements(v) == s.back();
+  }
+
   /// A group pays off as a region when it saves at least one launch.
   bool worthARegion(size_t members) const { return members >= 2; }
 };
@@ -86,19 +109,38 @@ public:
     for (Operation &op : body)
       ops.push_back(&op);
     for (Operation *op : llvm::reverse(ops)) {
+      if (model.epilogueProducer(op)) {
+        int group = commonUserGroup(op);
+        if (group >= 0 && !groups[group].matmul &&
+            elements(op->getResult(0)) == elements(groups[group].root->getResult(0))) {
+          groupOf[op] = group;
+          groups[group].members.insert(op);
+          groups[group].matmul = op;
+        }
+        continue;
+      }
       if (!model.fusible(op))
         continue;
       int group = commonUserGroup(op);
+      // Nothing computes a matmul's operands inside its region.
+      if (group >= 0 && groups[group].matmul &&
+          llvm::is_contained(op->getUsers(), groups[group].matmul))
+        group = -1;
       if (group >= 0 && model.canJoin(op, groups[group].root)) {
         groupOf[op] = group;
         groups[group].members.insert(op);
         continue;
       }
       groupOf[op] = static_cast<int>(groups.size());
-      groups.push_back({op, {}});
+      groups.push_back({op, {}, nullptr});
       groups.back().members.insert(op);
     }
     int64_t made = 0;
+    for (Group &grp : groups)
+      if (grp.matmul && !epilogueOperandsOk(grp)) {
+        grp.members.remove(grp.matmul); // the product stays a matmul
+        grp.matmul = nullptr;
+      }
     for (Group &grp : groups)
       if (model.worthARegion(grp.members.size())) {
         outline(grp);
@@ -111,6 +153,7 @@ private:
   struct Group {
     Operation *root;
     llvm::SetVector<Operation *> members; // insertion order: root first
+    Operation *matmul;                    // the epilogue's producer, if any
   };
 
   /// The group every user of `op` belongs to, or -1.
@@ -125,6 +168,18 @@ private:
       group = it->second;
     }
     return group;
+  }
+
+  /// Every region input but the matmul's operands can be read by the
+  /// epilogue.
+  bool epilogueOperandsOk(const Group &grp) const {
+    Operation *mm = grp.matmul;
+    for (Operation *op : grp.members)
+      for (Value v : op->getOperands())
+        if (!grp.members.contains(v.getDefiningOp()) && op != mm &&
+            !model.epilogueOperand(v, mm->getResult(0)))
+          return false;
+    return true;
   }
 
   /// Replaces the group's ops by one graph.fusion before its root.
@@ -146,7 +201,8 @@ private:
     OpBuilder b(root);
     auto fusion = g::FusionOp::create(
         b, FusedLoc::get(fn.getContext(), locs), root->getResultTypes(),
-        b.getStringAttr("elementwise"), inputs.getArrayRef());
+        b.getStringAttr(grp.matmul ? "matmul" : "elementwise"),
+        inputs.getArrayRef());
     Block *block = new Block();
     fusion.getBody().push_back(block);
     IRMapping map;
@@ -173,6 +229,7 @@ struct FusePass : kiln::impl::FusePassBase<FusePass> {
   void runOnOperation() override {
     FusionCostModel model;
     model.maxExpensiveRecompute = maxExpensiveRecompute;
+    model.epilogues = epilogues;
     for (func::FuncOp fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
         continue;

@@ -70,8 +70,16 @@ def FusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     %1 = graph.relu %0 : tensor<4x8xf32> -> tensor<4x8xf32>
     ```
     becomes one `graph.fusion "elementwise" (%x, %b)` holding both.
+
+    With `epilogues`, a float matmul of rows by one 2-D matrix joins the
+    region of its only user when every other region input is a scalar, a
+    row vector over N or of the product's shape: a `graph.fusion "matmul"`
+    region, lowered to one matmul kernel with an epilogue program.
   }];
   let options = [
+    Option<"epilogues", "epilogues", "bool", /*default=*/"true",
+           "Also fuse a linear layer's matmul with the elementwise ops after it "
+           "(a \"matmul\" region: the product's epilogue)">,
     Option<"maxExpensiveRecompute", "max-expensive-recompute", "int64_t",
            /*default=*/"8",
            "Largest factor by which a transcendental op broadcast into a larger "

@@ -690,13 +690,31 @@ LogicalResult FusionOp::verify() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError() << "yields " << yield.getValues().getTypes()
                          << " but its results are " << getResultTypes();
-  if (getKind() != "elementwise")
+  if (getKind() != "elementwise" && getKind() != "matmul")
     return emitOpError() << "has unknown kind '" << getKind() << "'";
   if (getNumResults() != 1)
-    return emitOpError() << "of kind 'elementwise' must have one result";
+    return emitOpError() << "of kind '" << getKind()
+                         << "' must have one result";
   ArrayRef<int64_t> shape =
       cast<RankedTensorType>(getResult(0).getType()).getShape();
+  unsigned matmuls = 0;
   for (Operation &op : body.without_terminator()) {
+    if (auto mm = dyn_cast<MatMulOp>(op); mm && getKind() == "matmul") {
+      if (matmuls++)
+        return op.emitOpError() << "is a second matmul in a matmul region";
+      if (!isa<BlockArgument>(mm.getLhs()) || !isa<BlockArgument>(mm.getRhs()))
+        return op.emitOpError()
+               << "in a matmul region must take region inputs";
+      if (mm.getType().getShape() != shape ||
+          mm.getRhs().getType().getRank() != 2 ||
+          mm.getLhs().getType().getRank() < 2 ||
+          !isFloatType(mm.getType().getElementType()))
+        return op.emitOpError()
+               << "in a matmul region must be a float product of a matrix "
+                  "or batch of rows and one 2-D matrix, with the region's "
+                  "result shape";
+      continue;
+    }
     if (!isElementwiseFusible(&op))
       return op.emitOpError() << "cannot be in an elementwise fusion region";
     for (Value v : op.getResults()) {
@@ -708,6 +726,8 @@ LogicalResult FusionOp::verify() {
                   "shape";
     }
   }
+  if (getKind() == "matmul" && matmuls == 0)
+    return emitOpError() << "of kind 'matmul' holds no graph.matmul";
   return success();
 }
 

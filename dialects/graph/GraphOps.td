@@ -569,7 +569,9 @@ def Graph_FusionOp : Graph_Op<"fusion", [IsolatedFromAbove, Pure,
 
     Kinds: `elementwise` (elementwise ops, casts and expands, each value
     indexed by the result's coordinates with numpy broadcasting: one kernel
-    reading every input once per output element).
+    reading every input once per output element); `matmul` (one
+    `graph.matmul` of region inputs, rows times a 2-D matrix, followed by
+    such elementwise ops on its result: the product's epilogue, one kernel).
 
     ```mlir
     %r = graph.fusion "elementwise" (%x, %b) : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16> {

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Validates kiln-fuse with the evaluator: each pattern below is an ONNX
-model; kiln-eval runs it at -O1 (no fusion) and at -O2 (fusion regions) on
-the same random, non-zero inputs, and the outputs must be bitwise equal (the
-evaluator rounds every op to its element type in both, so a correct rewrite
-changes nothing). kilnc --emit=graph -O2 must show the expected number of
-graph.fusion regions, so a pattern that silently stopped fusing fails too.
+model; kiln-eval runs it at -O1 (no fusion), -O2 (elementwise regions) and
+-O3 (and matmul epilogue regions) on the same random, non-zero inputs, and
+the outputs must be bitwise equal (the evaluator rounds every op to its
+element type in each, so a correct rewrite changes nothing). kilnc
+--emit=graph -O3 must show the expected graph.fusion regions, so a pattern
+that silently stopped fusing fails too.
 
   fusion_check.py --kilnc build/bin/kilnc [--work DIR]
 Prints one line per pattern and 'fusion_check: N passed, M failed'."""
@@ -38,7 +39,8 @@ N = helper.make_node
 
 
 def patterns():
-    """(name, model, expected number of fusion regions)."""
+    """(name, model, expected regions: a count of elementwise regions, or
+    "matmul" for exactly one matmul-epilogue region)."""
     yield "silu_mul_add_f16", model(
         [N("Sigmoid", ["x"], ["s"]), N("Mul", ["x", "s"], ["m"]), N("Mul", ["m", "x"], ["mm"]),
          N("Add", ["mm", "y"], ["out"])],
@@ -51,7 +53,12 @@ def patterns():
         [const("w", np.random.default_rng(1).standard_normal((16, 32)).astype(np.float32)),
          const("b", np.random.default_rng(2).standard_normal(32).astype(np.float32)),
          const("sq2", np.float32(1.4142135)), const("one", np.float32(1.0)),
-         const("half", np.float32(0.5))]), 1
+         const("half", np.float32(0.5))]), "matmul"
+    yield "linear_bias_residual_f16", model(
+        [N("MatMul", ["x", "w"], ["mm"]), N("Add", ["mm", "b"], ["h"]), N("Add", ["h", "x"], ["out"])],
+        [vi("x", F16, [2, 8, 16])], [vi("out", F16, [2, 8, 16])],
+        [const("w", (np.random.default_rng(4).standard_normal((16, 16)) * 0.25).astype(np.float16)),
+         const("b", np.random.default_rng(5).standard_normal(16).astype(np.float16))]), "matmul"
     yield "attention_mask_broadcast", model(
         [N("Cast", ["mask"], ["mf"], to=F32), N("Sub", ["one", "mf"], ["inv"]),
          N("Mul", ["inv", "big"], ["neg"]), N("Div", ["scores", "scale"], ["sc"]),
@@ -123,7 +130,7 @@ def main():
         inp = os.path.join(work, name + ".inputs.npz")
         np.savez(inp, **random_inputs(m, rng))
         outs, why = [], None
-        for level in ("1", "2"):
+        for level in ("1", "2", "3"):
             o = os.path.join(work, f"{name}.O{level}.npz")
             r = run([kiln_eval, path, "-O", level, "--inputs", inp, "--outputs", o])
             if r.returncode:
@@ -132,25 +139,30 @@ def main():
             with np.load(o) as z:
                 outs.append({k: z[k] for k in z.files})
         if why is None:
-            for k, ref in outs[0].items():
-                got = outs[1].get(k)
-                if got is None or got.dtype != ref.dtype or got.shape != ref.shape:
-                    why = f"output {k} missing or of another dtype/shape at -O2"
-                elif not np.array_equal(got.view(np.uint8), ref.view(np.uint8)):
-                    why = f"output {k} differs: {int((got != ref).sum())} elements"
-                elif np.all(ref == 0):
-                    why = f"output {k} is all zeros: the pattern checks nothing"
+            for level, other in (("-O2", outs[1]), ("-O3", outs[2])):
+                for k, ref in outs[0].items():
+                    got = other.get(k)
+                    if got is None or got.dtype != ref.dtype or got.shape != ref.shape:
+                        why = f"output {k} missing or of another dtype/shape at {level}"
+                    elif not np.array_equal(got.view(np.uint8), ref.view(np.uint8)):
+                        why = f"output {k} differs at {level}: {int((got != ref).sum())} elements"
+                    elif np.all(ref == 0):
+                        why = f"output {k} is all zeros: the pattern checks nothing"
         if why is None:
-            r = run([a.kilnc, path, "-O2", "--emit=graph"])
+            r = run([a.kilnc, path, "-O3", "--emit=graph"])
             n = r.stdout.count("graph.fusion")
-            if r.returncode or n != regions:
-                why = f"-O2 made {n} fusion regions, expected {regions}"
+            nm = r.stdout.count('graph.fusion "matmul"')
+            if r.returncode or (regions == "matmul" and (n, nm) != (1, 1)) or \
+                    (regions != "matmul" and (n != regions or nm)):
+                why = f"-O3 made {n} fusion regions ({nm} matmul), expected {regions}"
         if why:
             failed += 1
             print(f"FAIL {name}: {why}")
         else:
             passed += 1
-            print(f"PASS {name}: -O2 ({regions} region{'s' if regions > 1 else ''}) equals -O1 bitwise")
+            what = "1 matmul region" if regions == "matmul" else \
+                f"{regions} region{'s' if regions > 1 else ''}"
+            print(f"PASS {name}: -O2 and -O3 ({what}) equal -O1 bitwise")
     print(f"fusion_check: {passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
 

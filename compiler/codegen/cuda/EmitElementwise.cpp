@@ -235,6 +235,12 @@ void emitIndexMap(std::ostringstream &os, const LaunchSpec &s,
 
 } // namespace
 
+bool elementwiseExpression(const LaunchSpec &s,
+                           const std::vector<std::string> &x,
+                           std::string &expr, std::string &why) {
+  return elementwiseExpr(s, x, expr, why);
+}
+
 static bool emitTiledTranspose(const LaunchSpec &s, const IndexSpace &space,
                                KernelSource &out, std::string &error);
 

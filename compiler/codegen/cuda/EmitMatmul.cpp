@@ -20,6 +20,9 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   const bool mma = path == "mma";
   if (mma && t != DType::F16 && t != DType::BF16)
     return emitError(s, error, "the mma path needs f16 or bf16");
+  const bool hasEpilogue = s.config.has("epilogue");
+  if (hasEpilogue && !isFloat(t))
+    return emitError(s, error, "an epilogue program needs a float matmul");
   const DType ct = l.hasC ? s.inputs[2].dtype : t;
   const double alpha = s.config.getFloat("alpha", 1.0),
                beta = s.config.getFloat("beta", 1.0);
@@ -35,8 +38,18 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
 
   std::ostringstream os;
   os << kernelPrologue(s, {"matmul.cuh"});
+  // An epilogue program reads its operands through one struct of pointers
+  // (the kernel passes its address as `c`).
+  if (hasEpilogue) {
+    os << "struct Extra {\n";
+    for (size_t i = 2; i < s.inputs.size(); ++i)
+      os << "  const " << cudaTypeName(s.inputs[i].dtype) << " *__restrict__ p"
+         << i << ";\n";
+    os << "  int unused;\n};\n";
+  }
   os << "struct P {\n";
-  os << "  typedef " << T << " T;\n  typedef " << cudaTypeName(ct)
+  os << "  typedef " << T << " T;\n  typedef "
+     << (hasEpilogue ? std::string("Extra") : std::string(cudaTypeName(ct)))
      << " CT;\n  typedef " << acc << " Acc;\n  typedef " << I << " I;\n";
   os << "  static constexpr I M = " << it.lit(l.m) << ", N = " << it.lit(l.n)
      << ", K = " << it.lit(l.k) << ";\n";
@@ -102,7 +115,49 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   os << "  __device__ static __forceinline__ T epilogue(Acc acc, const CT "
         "*__restrict__ c, I m, "
         "I n) {\n";
-  if (isFloat(t)) {
+  if (hasEpilogue) {
+    std::vector<FusedStep> steps;
+    if (!parseFusedProgram(s.config.getString("epilogue"), s.inputs.size() - 1,
+                           steps, why))
+      return emitError(s, error, "epilogue: " + why);
+    if (steps.back().dtype != t)
+      return emitError(s, error, "the epilogue's last step is not of the "
+                                 "output's dtype");
+    // Operand 0 is the product rounded to T (as a separate matmul would
+    // store it); operand k >= 1 is input k + 1 at its broadcast (m, n).
+    os << "    const T t_mm = kiln::from_compute<T>(acc);\n";
+    std::vector<std::string> x = {"t_mm"};
+    std::vector<DType> xt = {t};
+    for (size_t i = 2; i < s.inputs.size(); ++i) {
+      auto [sm, sn] = l.epilogueStrides[i - 2];
+      x.push_back("c->p" + std::to_string(i) + "[m * " + it.lit(sm) +
+                  " + n * " + it.lit(sn) + "]");
+      xt.push_back(s.inputs[i].dtype);
+    }
+    for (size_t j = 0; j < steps.size(); ++j) {
+      LaunchSpec st;
+      st.kind = "elementwise";
+      st.config = steps[j].attrs;
+      st.config.set("op", ConfigValue::ofString(steps[j].op));
+      std::vector<std::string> args;
+      for (const FusedStep::Arg &a : steps[j].args) {
+        BufferSpec b;
+        b.dtype = a.input ? xt[a.index] : steps[a.index].dtype;
+        st.inputs.push_back(b);
+        args.push_back(a.input ? x[a.index] : "t" + std::to_string(a.index));
+      }
+      BufferSpec o;
+      o.dtype = steps[j].dtype;
+      st.outputs.push_back(o);
+      std::string e;
+      if (!elementwiseExpression(st, args, e, why))
+        return emitError(s, error, "epilogue step " + std::to_string(j) +
+                                       ": " + why);
+      os << "    const " << cudaTypeName(steps[j].dtype) << " t" << j << " = "
+         << e << ";\n";
+    }
+    os << "    return t" << steps.size() - 1 << ";\n";
+  } else if (isFloat(t)) {
     const std::string C = mma ? "float" : computeTypeName(t);
     const bool asFloat = C == "float";
     std::string e =
@@ -131,14 +186,22 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
            ")";
     os << "    return kiln::float_to_int<T>(" << e << ");\n";
   }
-  if (!l.hasC)
+  if (!l.hasC && !hasEpilogue)
     os << "    (void)c; (void)m; (void)n;\n";
   os << "  }\n};\n\n";
   out.entry = mma ? "kiln_matmul_mma" : "kiln_matmul_simt";
   os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
      << out.entry << "(" << kernelParams(s) << ") {\n";
+  if (hasEpilogue) {
+    os << "  const Extra extra{";
+    for (size_t i = 2; i < s.inputs.size(); ++i)
+      os << "in" << i << ", ";
+    os << "0};\n";
+  }
   os << "  kiln::mm::" << (mma ? "tensor_core" : "simt") << "<P>(in0, in1, "
-     << (l.hasC ? "in2" : "static_cast<const P::CT *>(nullptr)")
+     << (hasEpilogue ? "&extra"
+         : l.hasC    ? "in2"
+                     : "static_cast<const P::CT *>(nullptr)")
      << ", out0);\n}\n";
   out.source = os.str();
   return true;

@@ -62,6 +62,13 @@ bool emitError(const LaunchSpec &spec, std::string &error,
                const std::string &msg);
 
 /// Per-kind emitters (one file each); `entryStem` names the entry point.
+/// The CUDA expression of elementwise op `s.config["op"]` (kind
+/// `elementwise`: its attrs, input and output dtypes) over the operand
+/// expressions `x`, in the output's storage type. Shared by fused
+/// elementwise kernels and matmul epilogues.
+bool elementwiseExpression(const LaunchSpec &s,
+                           const std::vector<std::string> &x,
+                           std::string &expr, std::string &why);
 bool emitElementwiseFamily(const LaunchSpec &spec, KernelSource &out,
                            std::string &error);
 bool emitConcat(const LaunchSpec &spec, KernelSource &out, std::string &error);

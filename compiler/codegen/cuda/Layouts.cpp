@@ -50,9 +50,11 @@ SoftmaxLayout softmaxLayout(const std::vector<int64_t> &shape, int64_t axis) {
 }
 
 bool matmulLayout(const LaunchSpec &spec, MatmulLayout &l, std::string &error) {
-  if (spec.inputs.size() < 2 || spec.inputs.size() > 3 ||
+  const bool epilogue = spec.config.has("epilogue");
+  if (spec.inputs.size() < 2 || (!epilogue && spec.inputs.size() > 3) ||
       spec.outputs.size() != 1) {
-    error = "matmul takes a, b[, c] and one output";
+    error = "matmul takes a, b[, c] (or a, b and its epilogue's operands) and "
+            "one output";
     return false;
   }
   const BufferSpec &a = spec.inputs[0], &b = spec.inputs[1],
@@ -93,24 +95,44 @@ bool matmulLayout(const LaunchSpec &spec, MatmulLayout &l, std::string &error) {
     return false;
   }
   l.batch = product(l.batchShape);
+  // A [M, N]-broadcast operand: its strides along m and n.
+  auto broadcast2D = [&](const BufferSpec &c, int64_t &sm, int64_t &sn) {
+    if (c.rank() > 2 || nb != 0)
+      return false;
+    std::vector<int64_t> cs = rowMajorStrides(c.shape);
+    std::vector<int64_t> shape2(2 - c.rank(), 1), strides2(2 - c.rank(), 0);
+    shape2.insert(shape2.end(), c.shape.begin(), c.shape.end());
+    strides2.insert(strides2.end(), cs.begin(), cs.end());
+    if ((shape2[0] != 1 && shape2[0] != l.m) ||
+        (shape2[1] != 1 && shape2[1] != l.n))
+      return false;
+    sm = shape2[0] == 1 ? 0 : strides2[0];
+    sn = shape2[1] == 1 ? 0 : strides2[1];
+    return true;
+  };
+  if (epilogue) {
+    for (size_t i = 2; i < spec.inputs.size(); ++i) {
+      int64_t sm = 0, sn = 0;
+      if (!broadcast2D(spec.inputs[i], sm, sn)) {
+        error = "epilogue operand " + std::to_string(i) +
+                " must broadcast to the [M, N] output of an unbatched matmul";
+        return false;
+      }
+      l.epilogueStrides.emplace_back(sm, sn);
+    }
+    return true;
+  }
   if (spec.inputs.size() == 3) {
     const BufferSpec &c = spec.inputs[2];
     if (c.rank() > 2 || nb != 0) {
       error = "matmul's c operand must have rank <= 2 and the output rank 2";
       return false;
     }
-    std::vector<int64_t> cs = rowMajorStrides(c.shape);
-    std::vector<int64_t> shape2(2 - c.rank(), 1), strides2(2 - c.rank(), 0);
-    shape2.insert(shape2.end(), c.shape.begin(), c.shape.end());
-    strides2.insert(strides2.end(), cs.begin(), cs.end());
-    if ((shape2[0] != 1 && shape2[0] != l.m) ||
-        (shape2[1] != 1 && shape2[1] != l.n)) {
+    if (!broadcast2D(c, l.cStrideM, l.cStrideN)) {
       error = "matmul's c does not broadcast to the output";
       return false;
     }
     l.hasC = true;
-    l.cStrideM = shape2[0] == 1 ? 0 : strides2[0];
-    l.cStrideN = shape2[1] == 1 ? 0 : strides2[1];
   }
   return true;
 }

@@ -48,6 +48,9 @@ struct MatmulLayout {
   /// C's element strides along m and n (0 where it broadcasts), if present.
   bool hasC = false;
   int64_t cStrideM = 0, cStrideN = 0;
+  /// With an `epilogue` program: inputs 2.. are its operands, each with
+  /// element strides along m and n (0 where it broadcasts).
+  std::vector<std::pair<int64_t, int64_t>> epilogueStrides;
 };
 /// Fails with `error` when the buffers do not form a matmul.
 bool matmulLayout(const LaunchSpec &spec, MatmulLayout &layout,

@@ -178,6 +178,29 @@ void buildCases() {
                                 "t0 = cast(i1) : bf16; t1 = sub(i0, t0) : bf16; t2 = exp(t1) : bf16"));
   }
 
+  // Matmul epilogue programs: bias + GELU on tensor cores, bias + residual
+  // with a cast on the SIMT path.
+  {
+    LaunchSpec &e = add("matmul_epilogue_mma", "matmul",
+                        {buf(DType::F16, {128, 64}), buf(DType::F16, {64, 256}),
+                         buf(DType::F16, {256})},
+                        buf(DType::F16, {128, 256}));
+    e.config.set("trans_a", ConfigValue::ofBool(false));
+    e.config.set("trans_b", ConfigValue::ofBool(false));
+    e.config.set("epilogue", ConfigValue::ofString(
+                                 "t0 = add(i0, i1) : f16; t1 = gelu{approximate=none}(t0) : f16"));
+    LaunchSpec &r = add("matmul_epilogue_simt", "matmul",
+                        {buf(DType::F32, {33, 20}), buf(DType::F32, {20, 48}),
+                         buf(DType::F32, {48}), buf(DType::F16, {33, 48}), buf(DType::F32, {})},
+                        buf(DType::F32, {33, 48}));
+    r.config.set("trans_a", ConfigValue::ofBool(false));
+    r.config.set("trans_b", ConfigValue::ofBool(true));
+    r.inputs[1] = buf(DType::F32, {48, 20});
+    r.config.set("epilogue", ConfigValue::ofString(
+                                 "t0 = add(i0, i1) : f32; t1 = cast(i2) : f32; t2 = add(t0, t1) : f32; "
+                                 "t3 = mul(t2, i3) : f32"));
+  }
+
   // Data movement.
   {
     LaunchSpec &t = add("transpose", "transpose", {buf(DType::F32, {2, 3, 4})},

@@ -1365,3 +1365,42 @@ func.func @stray_yield(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'graph.yield' op expects parent op 'graph.fusion'}}
   graph.yield %x : tensor<4xf32>
 }
+
+// -----
+
+func.func @fusion_matmul_missing(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'graph.fusion' op of kind 'matmul' holds no graph.matmul}}
+  %0 = graph.fusion "matmul"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %1 = graph.neg %a : tensor<4xf32> -> tensor<4xf32>
+    graph.yield %1 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @fusion_matmul_batched(%x: tensor<2x4x4xf32>, %y: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  %0 = graph.fusion "matmul"(%x, %y) : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
+  ^bb0(%a: tensor<2x4x4xf32>, %b: tensor<2x4x4xf32>):
+    // expected-error @+1 {{'graph.matmul' op in a matmul region must be a float product of a matrix or batch of rows and one 2-D matrix, with the region's result shape}}
+    %1 = graph.matmul %a, %b : tensor<2x4x4xf32>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+    %2 = graph.neg %1 : tensor<2x4x4xf32> -> tensor<2x4x4xf32>
+    graph.yield %2 : tensor<2x4x4xf32>
+  }
+  return %0 : tensor<2x4x4xf32>
+}
+
+// -----
+
+func.func @fusion_matmul_inner_operand(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %0 = graph.fusion "matmul"(%x, %w) : (tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>):
+    %1 = graph.neg %a : tensor<4x4xf32> -> tensor<4x4xf32>
+    // expected-error @+1 {{'graph.matmul' op in a matmul region must take region inputs}}
+    %2 = graph.matmul %1, %b : tensor<4x4xf32>, tensor<4x4xf32> -> tensor<4x4xf32>
+    %3 = graph.abs %2 : tensor<4x4xf32> -> tensor<4x4xf32>
+    graph.yield %3 : tensor<4x4xf32>
+  }
+  return %0 : tensor<4x4xf32>
+}

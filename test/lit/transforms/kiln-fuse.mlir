@@ -1,5 +1,7 @@
 // RUN: kiln-opt %s --kiln-fuse --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-fuse --split-input-file | kiln-opt --split-input-file | FileCheck %s --check-prefix=ROUNDTRIP
+// RUN: kiln-opt %s --kiln-fuse=epilogues=false --split-input-file | FileCheck %s --check-prefix=NOEPI
+// NOEPI-NOT: graph.fusion "matmul"
 
 // A chain becomes one region; the value x feeds two members.
 // CHECK-LABEL: func.func @silu_chain
@@ -39,13 +41,17 @@ func.func @used_outside(%x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) 
 
 // -----
 
-// Constants and non-elementwise ops are region inputs; a matmul is not fused
-// (yet: epilogues are a matmul config), its bias add and GELU chain are.
+// A linear layer's bias add and GELU become its matmul's epilogue: one
+// "matmul" region (constants are region inputs).
 // CHECK-LABEL: func.func @bias_gelu
+// NOEPI-LABEL: func.func @bias_gelu
+//       NOEPI:   graph.matmul
+//  NOEPI-NEXT:   graph.fusion "elementwise"
 //       CHECK:   %[[C:.*]] = graph.constant
-//       CHECK:   %[[MM:.*]] = graph.matmul
-//       CHECK:   graph.fusion "elementwise"(%[[MM]], %[[C]])
-//       CHECK:     graph.add
+//  CHECK-NEXT:   graph.fusion "matmul"(%arg0, %arg1, %[[C]])
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.matmul
+//  CHECK-NEXT:     graph.add
 //  CHECK-NEXT:     graph.gelu
 //  CHECK-NEXT:     graph.yield
 func.func @bias_gelu(%x: tensor<2x4xf32>, %w: tensor<4x8xf32>) -> tensor<2x8xf32> {
@@ -126,4 +132,49 @@ func.func @mixed_types(%x: tensor<4x8xf16>, %t: tensor<8xf32>) -> (tensor<4x8xf3
 func.func @single(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = graph.relu %x : tensor<8xf32> -> tensor<8xf32>
   return %0 : tensor<8xf32>
+}
+
+// -----
+
+// Rows of a batched activation times a weight, plus bias and residual: one
+// region. The residual has the product's shape, the bias is a row vector.
+// CHECK-LABEL: func.func @ffn_residual
+//  CHECK-NEXT:   graph.fusion "matmul"(%arg0, %arg1, %arg2, %arg3)
+//       CHECK:     graph.matmul
+//  CHECK-NEXT:     graph.add
+//  CHECK-NEXT:     graph.add
+//  CHECK-NEXT:     graph.yield
+func.func @ffn_residual(%x: tensor<2x8x16xf16>, %w: tensor<16x32xf16>, %b: tensor<32xf16>, %r: tensor<2x8x32xf16>) -> tensor<2x8x32xf16> {
+  %0 = graph.matmul %x, %w : tensor<2x8x16xf16>, tensor<16x32xf16> -> tensor<2x8x32xf16>
+  %1 = graph.add %0, %b : tensor<2x8x32xf16>, tensor<32xf16> -> tensor<2x8x32xf16>
+  %2 = graph.add %1, %r : tensor<2x8x32xf16>, tensor<2x8x32xf16> -> tensor<2x8x32xf16>
+  return %2 : tensor<2x8x32xf16>
+}
+
+// -----
+
+// An epilogue operand that is neither a scalar, a row vector nor the
+// product's shape (a per-row scale) keeps the matmul outside; the two
+// elementwise ops still fuse. A product with two users is not an epilogue's.
+// A batched matmul (B with batch axes) is not an epilogue producer.
+// CHECK-LABEL: func.func @not_epilogues
+//       CHECK:   %[[A:.*]] = graph.matmul %arg0, %arg1
+//  CHECK-NEXT:   graph.fusion "elementwise"(%[[A]], %arg2, %arg3)
+//       CHECK:   %[[B:.*]] = graph.matmul %arg0, %arg1
+//  CHECK-NEXT:   graph.neg %[[B]]
+//  CHECK-NEXT:   graph.abs %[[B]]
+//       CHECK:   %[[Q:.*]] = graph.matmul %arg4, %arg5
+//  CHECK-NEXT:   graph.relu %[[Q]]
+func.func @not_epilogues(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>, %s: tensor<8x1xf32>, %b: tensor<32xf32>,
+                         %q: tensor<2x8x16xf32>, %k: tensor<2x16x8xf32>)
+    -> (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<2x8x8xf32>) {
+  %0 = graph.matmul %x, %w : tensor<8x16xf32>, tensor<16x32xf32> -> tensor<8x32xf32>
+  %1 = graph.mul %0, %s : tensor<8x32xf32>, tensor<8x1xf32> -> tensor<8x32xf32>
+  %2 = graph.add %1, %b : tensor<8x32xf32>, tensor<32xf32> -> tensor<8x32xf32>
+  %3 = graph.matmul %x, %w : tensor<8x16xf32>, tensor<16x32xf32> -> tensor<8x32xf32>
+  %4 = graph.neg %3 : tensor<8x32xf32> -> tensor<8x32xf32>
+  %5 = graph.abs %3 : tensor<8x32xf32> -> tensor<8x32xf32>
+  %6 = graph.matmul %q, %k : tensor<2x8x16xf32>, tensor<2x16x8xf32> -> tensor<2x8x8xf32>
+  %7 = graph.relu %6 : tensor<2x8x8xf32> -> tensor<2x8x8xf32>
+  return %2, %4, %5, %7 : tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<2x8x8xf32>
 }
