@@ -109,7 +109,8 @@ def first_error_line(text):
 
 def kiln_compile(kilnc, onnx_path, engine, shapes=None, extra=(), timeout=1800):
     """Runs kilnc; returns dict(status, compile_s, error?)."""
-    cmd = [kilnc, onnx_path, "-O2", "-o", engine]
+    level = [] if any(str(x).startswith("-O") for x in extra) else ["-O2"]
+    cmd = [kilnc, onnx_path] + level + ["-o", engine]
     if shapes:
         cmd += ["--input-shape", ",".join(f"{n}={'x'.join(map(str, s))}" for n, s in shapes.items())]
     cmd += list(extra)
