@@ -160,7 +160,10 @@ OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &context,
   PassManager pm(&context);
   if (options.verbose)
     pm.enableTiming();
-  buildGraphPipeline(pm, options.optLevel);
+  std::string precision = options.precision == "fp16"   ? "f16"
+                          : options.precision == "bf16" ? "bf16"
+                                                        : "";
+  buildGraphPipeline(pm, options.optLevel, precision);
   if (failed(pm.run(*module)) || failedPass) {
     if (!failedPass)
       errs << options.modelPath << ": error: the graph pipeline failed\n";
@@ -173,6 +176,17 @@ OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &context,
          << options.optLevel << " (" << optLevelConfig(options.optLevel).summary << ")\n";
   }
   return module;
+}
+
+LogicalResult checkPrecision(const std::string &precision, std::string &error) {
+  if (precision == "fp32" || precision == "fp16" || precision == "bf16")
+    return success();
+  if (precision == "tf32")
+    error = "--precision=tf32 is not supported yet (the f32 matmul path has "
+            "no TF32 variant); use fp32, fp16 or bf16";
+  else
+    error = "--precision must be fp32, fp16 or bf16, not '" + precision + "'";
+  return failure();
 }
 
 } // namespace kiln

@@ -26,8 +26,14 @@ struct FrontendOptions {
   /// `--input-value name=file.npy`: graph inputs frozen to constants.
   std::vector<std::string> inputValues;
   unsigned optLevel = 2;
+  /// `--precision`: "fp32" (as exported), "fp16" or "bf16".
+  std::string precision = "fp32";
   bool verbose = false;
 };
+
+/// Checks a `--precision` value; fails with a message naming the choices.
+mlir::LogicalResult checkPrecision(const std::string &precision,
+                                   std::string &error);
 
 /// Imports the model and runs the graph pipeline of `optLevel`. Errors go to
 /// `errs` one line each (`model.onnx: node 'name' (Op): error: ...`).

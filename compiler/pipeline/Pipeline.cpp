@@ -21,13 +21,22 @@ const OptLevelConfig &optLevelConfig(unsigned level) {
   return kOptLevels[std::min<unsigned>(level, 3)];
 }
 
-void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level) {
+void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level,
+                        const std::string &precision) {
   const OptLevelConfig &cfg = optLevelConfig(level);
   if (cfg.canonicalize)
     pm.addPass(mlir::createCanonicalizerPass());
   if (cfg.foldConstants) {
     pm.addPass(createFoldConstantsPass());
     pm.addPass(mlir::createCanonicalizerPass());
+  }
+  // After folding, so folded weights are computed in f32 and rounded once.
+  if (!precision.empty() && precision != "f32") {
+    ConvertPrecisionPassOptions convert;
+    convert.to = precision;
+    pm.addPass(createConvertPrecisionPass(convert));
+    if (cfg.canonicalize)
+      pm.addPass(mlir::createCanonicalizerPass());
   }
   if (cfg.fuse) {
     FusePassOptions fuse;

@@ -20,8 +20,11 @@ struct OptLevelConfig {
 /// The row for -O<level>; levels above 3 are clamped to 3.
 const OptLevelConfig &optLevelConfig(unsigned level);
 
-/// Graph-level passes (after import, before lowering) for -O<level>.
-void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level);
+/// Graph-level passes (after import, before lowering) for -O<level>;
+/// `precision` "f16" or "bf16" converts an f32 model after constant folding
+/// (kiln-convert-precision), "" or "f32" keeps it.
+void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level,
+                        const std::string &precision = "");
 
 /// Registers the pipelines with the pass registry (`kiln-graph-O2`, ...)
 /// so kiln-opt can run them.

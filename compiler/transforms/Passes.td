@@ -91,4 +91,21 @@ def FusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }
 
+def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
+  let summary = "compute an f32 model in f16 or bf16 (kilnc --precision)";
+  let description = [{
+    Every f32 tensor becomes `to`: weights are rounded, saturating to the
+    target's finite range (an exporter's f32 lowest-value mask constant
+    stays finite, so 0 * mask stays 0); op results are retyped; f32 inputs
+    are cast on entry and f32 results cast back before the return, so the
+    model's interface is unchanged. Reductions, softmax, layer norm and
+    matmuls keep accumulating in f32 inside their kernels.
+  }];
+  let options = [
+    Option<"to", "to", "std::string", /*default=*/"\"f16\"",
+           "Target element type: f16 or bf16">,
+  ];
+  let dependentDialects = ["kiln::graph::GraphDialect"];
+}
+
 #endif // KILN_TRANSFORMS_PASSES

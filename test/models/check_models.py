@@ -80,7 +80,23 @@ def compare(name, got, want):
     return ok, f"{name}: max abs err {err:.3g}, relative to max |ort| {mag:.3g}: {rel:.3g}"
 
 
-def check(model_path, kiln_eval, timeout, opt=0):
+# --precision runs compare max|kiln - ort| / max|ort| per output against these.
+PRECISION_TOL = {"fp16": 1e-2, "bf16": 5e-2}
+
+
+def compare_scaled(name, got, want, tol):
+    """For converted-precision runs: max |got - want| / max |want| <= tol."""
+    if got.shape != want.shape:
+        return False, f"{name}: shape {got.shape} != ort {want.shape}"
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    if not np.all(np.isfinite(g)):
+        return False, f"{name}: non-finite values"
+    mag = float(np.max(np.abs(w))) if w.size else 0.0
+    rel = float(np.max(np.abs(g - w))) / mag if mag > 0 else 0.0
+    return rel <= tol, f"{name}: max abs err / max |ort| {rel:.3g} (tolerance {tol:g})"
+
+
+def check(model_path, kiln_eval, timeout, opt=0, precision="fp32"):
     """Returns (ok, lines) for one model."""
     base = model_path[:-len(".onnx")]
     inp, ref = base + ".inputs.npz", base + ".ort.npz"
@@ -95,8 +111,8 @@ def check(model_path, kiln_eval, timeout, opt=0):
         return False, [f"{os.path.basename(ref)} holds no output"]
     with tempfile.TemporaryDirectory(prefix="kiln-models-") as tmp:
         out = os.path.join(tmp, "out.npz")
-        cmd = [kiln_eval, model_path, "--inputs", inp, "--outputs", out, "-O", str(opt)] + \
-            shape_args(model_path, inputs)
+        cmd = [kiln_eval, model_path, "--inputs", inp, "--outputs", out, "-O", str(opt),
+               "--precision", precision] + shape_args(model_path, inputs)
         t0 = time.monotonic()
         try:
             p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -117,7 +133,10 @@ def check(model_path, kiln_eval, timeout, opt=0):
             ok = False
             lines.append(f"{name}: missing from kiln-eval's outputs (has {sorted(got)})")
             continue
-        good, line = compare(name, got[name], w)
+        if precision == "fp32":
+            good, line = compare(name, got[name], w)
+        else:
+            good, line = compare_scaled(name, got[name], w, PRECISION_TOL[precision])
         ok &= good
         lines.append(("" if good else "MISMATCH ") + line)
     return ok, lines
@@ -131,6 +150,9 @@ def main():
                    help="kiln-eval binary (default: beside --kilnc, PATH, build/bin)")
     p.add_argument("--kilnc", help="kilnc binary; kiln-eval is looked for beside it")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per model")
+    p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16"],
+                   help="kiln-eval --precision; fp16/bf16 compare max error / max |ort| "
+                        "against PRECISION_TOL")
     p.add_argument("-O", dest="opt", type=int, default=0,
                    help="graph pipeline level kiln-eval runs first (2: with fusion regions)")
     a = p.parse_args()
@@ -150,14 +172,15 @@ def main():
     failed = []
     for path in models:
         name = os.path.basename(path)[:-len(".onnx")]
-        ok, lines = check(path, kiln_eval, a.timeout, a.opt)
+        ok, lines = check(path, kiln_eval, a.timeout, a.opt, a.precision)
         print(f"{'PASS' if ok else 'FAIL'} {name}")
         for line in lines:
             print(f"    {line}")
         if not ok:
             failed.append(name)
     print(f"models: {len(models) - len(failed)} passed, {len(failed)} failed "
-          f"(rtol {RTOL:g}, atol {ATOL:g})")
+          + (f"(rtol {RTOL:g}, atol {ATOL:g})" if a.precision == "fp32" else
+             f"({a.precision}: max error / max |ort| <= {PRECISION_TOL[a.precision]:g})"))
     if failed:
         print(f"check_models: error: {', '.join(failed)} failed (kiln-eval error or mismatch "
               f"with onnxruntime)", file=sys.stderr)

@@ -42,6 +42,9 @@ static cl::list<std::string> inputValues(
     "input-value", cl::desc("Freeze a model input to the contents of a .npy file (inputs that feed shapes)"),
     cl::value_desc("name=file.npy"), cl::cat(category));
 static cl::list<std::string> inputShapes("input-shape", cl::desc("name=1x128"), cl::cat(category));
+static cl::opt<std::string> precision("precision",
+                                      cl::desc("Evaluate an f32 model in fp16 or bf16 (as kilnc --precision)"),
+                                      cl::init("fp32"), cl::cat(category));
 
 struct DTypeName {
   eval::DType dtype;
@@ -138,7 +141,10 @@ int main(int argc, char **argv) {
   options.modelPath = modelPath;
   options.optLevel = optLevel;
   options.inputValues.assign(inputValues.begin(), inputValues.end());
+  options.precision = precision;
   std::string error;
+  if (failed(checkPrecision(options.precision, error)))
+    return fail(error);
   if (failed(parseInputShapes(inputShapes, options.inputShapes, error)))
     return fail(error);
   mlir::MLIRContext context;

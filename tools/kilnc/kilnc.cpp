@@ -65,6 +65,12 @@ static cl::opt<bool> keepWeights(
     "keep-weights", cl::desc("Print weight blobs in textual IR instead of eliding them"),
     cl::cat(kilncCategory));
 
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Compute precision: fp32 (as exported), fp16 or bf16 (f32 tensors converted, "
+             "inputs and outputs stay f32)"),
+    cl::init("fp32"), cl::cat(kilncCategory));
+
 static cl::opt<bool> reportFusion(
     "report-fusion",
     cl::desc("Print each fusion region of the graph with the ONNX nodes it covers (stderr)"),
@@ -131,9 +137,14 @@ int main(int argc, char **argv) {
   kiln::FrontendOptions options;
   options.modelPath = inputPath;
   options.optLevel = optLevel;
+  options.precision = precision;
   options.inputValues.assign(inputValues.begin(), inputValues.end());
   options.verbose = verbose;
   std::string error;
+  if (failed(kiln::checkPrecision(options.precision, error))) {
+    llvm::errs() << "kilnc: error: " << error << "\n";
+    return 1;
+  }
   if (failed(kiln::parseInputShapes(inputShapes, options.inputShapes, error))) {
     llvm::errs() << "kilnc: error: " << error << "\n";
     return 1;

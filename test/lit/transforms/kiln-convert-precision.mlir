@@ -1,0 +1,57 @@
+// RUN: kiln-opt %s -kiln-convert-precision -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -kiln-convert-precision=to=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
+// RUN: not kiln-opt %s -kiln-convert-precision=to=f8 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
+
+// f32 inputs are cast on entry, results cast back; weights are rounded and
+// saturated (the f32 lowest value becomes f16's -65504, not -inf); integer
+// and i1 tensors are untouched.
+// CHECK-LABEL: func.func @mask(%arg0: tensor<2x8xf32>, %arg1: tensor<2x8xi64>) -> tensor<2x8xf32>
+//  CHECK-DAG:   %[[X:.*]] = graph.cast %arg0 : tensor<2x8xf32> -> tensor<2x8xf16>
+//  CHECK-DAG:   %[[BIG:.*]] = graph.constant dense<-6.550400e+04> : tensor<f16>
+//  CHECK-DAG:   %[[THIRD:.*]] = graph.constant dense<3.332520e-01> : tensor<f16>
+//      CHECK:   %[[M:.*]] = graph.cast %arg1 : tensor<2x8xi64> -> tensor<2x8xf16>
+//      CHECK:   graph.mul %[[M]], %[[BIG]] : tensor<2x8xf16>, tensor<f16> -> tensor<2x8xf16>
+//      CHECK:   %[[R:.*]] = graph.cast %{{.*}} : tensor<2x8xf16> -> tensor<2x8xf32>
+//      CHECK:   return %[[R]] : tensor<2x8xf32>
+// BF16-LABEL: func.func @mask
+//  BF16-DAG:   graph.constant dense<-3.389530e+38> : tensor<bf16>
+//      BF16:   return %{{.*}} : tensor<2x8xf32>
+// BAD: 'to' must be f16 or bf16, not 'f8'
+func.func @mask(%x: tensor<2x8xf32>, %m: tensor<2x8xi64>) -> tensor<2x8xf32> {
+  %big = graph.constant dense<-3.40282347e+38> : tensor<f32>
+  %third = graph.constant dense<0.333333343> : tensor<f32>
+  %0 = graph.cast %m : tensor<2x8xi64> -> tensor<2x8xf32>
+  %1 = graph.mul %0, %big : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xf32>
+  %2 = graph.mul %x, %third : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xf32>
+  %3 = graph.add %1, %2 : tensor<2x8xf32>, tensor<2x8xf32> -> tensor<2x8xf32>
+  return %3 : tensor<2x8xf32>
+}
+
+// -----
+
+// A model already in f16 is left as it is; an f32 result computed from
+// integers gains one cast back.
+// CHECK-LABEL: func.func @already_f16
+//  CHECK-NEXT:   graph.relu %arg0 : tensor<4xf16> -> tensor<4xf16>
+//  CHECK-NEXT:   return
+func.func @already_f16(%x: tensor<4xf16>) -> tensor<4xf16> {
+  %0 = graph.relu %x : tensor<4xf16> -> tensor<4xf16>
+  return %0 : tensor<4xf16>
+}
+
+// -----
+
+// Fusion regions follow: their block arguments take their inputs' new types.
+// CHECK-LABEL: func.func @region
+//      CHECK:   graph.fusion "elementwise"(%{{.*}}) : (tensor<4xf16>) -> tensor<4xf16> {
+// CHECK-NEXT:   ^bb0(%{{.*}}: tensor<4xf16>):
+// CHECK-NEXT:     graph.neg %{{.*}} : tensor<4xf16> -> tensor<4xf16>
+func.func @region(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = graph.fusion "elementwise"(%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %1 = graph.neg %a : tensor<4xf32> -> tensor<4xf32>
+    %2 = graph.abs %1 : tensor<4xf32> -> tensor<4xf32>
+    graph.yield %2 : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
