@@ -23,6 +23,8 @@ import sys
 import time
 import traceback
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import common  # noqa: E402
@@ -49,6 +51,9 @@ def parse_args(argv=None):
     p.add_argument("--results", default=os.path.join(HERE, "results"))
     p.add_argument("--exporter", default="auto", choices=["auto", "torchscript", "dynamo"])
     p.add_argument("--kilnc-args", default="", help="extra kilnc arguments, space separated")
+    p.add_argument("--kiln-precision", choices=["fp16", "bf16"],
+                   help="Kiln's side of the rows of this dtype compiles the fp32 export with "
+                        "kilnc --precision=DTYPE (instead of a half-precision export)")
     p.add_argument("--seed", type=int, default=0)
     a = p.parse_args(argv)
     if a.runs < 50:
@@ -59,7 +64,7 @@ def parse_args(argv=None):
             p.error(f"unknown model '{m}' (known: {', '.join(zoo.ORDER)})")
     a.dtype_list = (a.dtypes.split(",") if a.dtypes else (["fp16"] if a.quick else ["fp16", "fp32"]))
     for d in a.dtype_list:
-        if d not in ("fp16", "fp32"):
+        if d not in ("fp16", "fp32", "bf16"):
             p.error(f"unknown dtype '{d}'")
     a.peer_list = a.peers.split(",") if a.peers else (QUICK_PEERS if a.quick else ALL_PEERS)
     for x in a.peer_list:
@@ -79,7 +84,7 @@ def plan(a):
         if a.shape_list and "x".join(map(str, s)) not in a.shape_list:
             continue
         for d in a.dtype_list:
-            sides = [x for x in a.peer_list if d == "fp16" or x in FP32_PEERS]
+            sides = [x for x in a.peer_list if d != "fp32" or x in FP32_PEERS]
             out.append((m, s, d, sides))
     return out
 
@@ -132,7 +137,7 @@ def torch_side(name, fn, args, ref, tol, a, compile_mode=None):
     return res, ref
 
 
-def kiln_side(name, shape, dtype, onnx_path, inputs, ref_np, tol, a):
+def kiln_side(name, shape, dtype, onnx_path, inputs, ref_np, tol, a, extra=()):
     import numpy as np
     tag = f"{name}-{zoo.shape_str(shape)}-{dtype}"
     d = os.path.join(a.work, "kiln")
@@ -143,7 +148,7 @@ def kiln_side(name, shape, dtype, onnx_path, inputs, ref_np, tol, a):
             os.remove(f)
     np.savez(inp, **inputs)
     res = common.kiln_compile(os.path.join(a.bin, "kilnc"), onnx_path, engine,
-                              zoo.input_shapes(name, shape), a.kilnc_args.split())
+                              zoo.input_shapes(name, shape), a.kilnc_args.split() + list(extra))
     if res["status"] != "OK":
         return res
     res["launches"] = common.kiln_launches(os.path.join(a.bin, "kiln-inspect"), engine)
@@ -185,14 +190,28 @@ def main(argv=None):
                 gc.collect()
                 built[name] = zoo.build(name, a.seed)
             m = zoo.on_device(built[name], dtype)
+            # Kiln converts the fp32 export itself (--kiln-precision), or takes
+            # the export in the row's precision.
+            convert = a.kiln_precision == dtype
             try:
-                onnx_path, facts = zoo.export(name, shape, dtype, m, a.work, a.seed, a.exporter)
+                if convert:
+                    m32 = zoo.on_device(built[name], "fp32")
+                    onnx_path, facts = zoo.export(name, shape, "fp32", m32, a.work, a.seed, a.exporter)
+                    m32 = None
+                    facts["kiln_precision"] = dtype
+                elif dtype == "bf16":
+                    raise RuntimeError("bf16 rows need --kiln-precision bf16 (no bf16 ONNX export)")
+                else:
+                    onnx_path, facts = zoo.export(name, shape, dtype, m, a.work, a.seed, a.exporter)
                 row["export"] = facts
             except Exception as e:  # noqa: BLE001
                 onnx_path = None
                 row["export"] = dict(error=str(e)[:600])
             inputs = zoo.make_inputs(name, shape, dtype, a.seed)
-            args = zoo.to_torch(inputs)
+            args = zoo.to_torch(inputs, dtype=dtype)
+            if convert:  # the fp32 engine takes the same values as fp32
+                inputs = {k: v.astype(np.float32) if v.dtype.kind == "f" else v
+                          for k, v in inputs.items()}
             res, ref = torch_side(name, m, args, None, tol, a)
             row["sides"]["eager"] = res
             ref_np = {n: common.to_numpy(t) for n, t in zip(zoo.MODELS[name]["outputs"], ref)}
@@ -200,7 +219,9 @@ def main(argv=None):
                 if onnx_path is None:
                     row["sides"]["kiln"] = dict(status="KILN-FAIL", error="export failed: " + row["export"]["error"][:300])
                 else:
-                    row["sides"]["kiln"] = kiln_side(name, shape, dtype, onnx_path, inputs, ref_np, tol, a)
+                    extra = [f"--precision={dtype}"] if convert else []
+                    row["sides"]["kiln"] = kiln_side(name, shape, dtype, onnx_path, inputs, ref_np, tol, a,
+                                                     extra)
                 common.write_json(stem + ".json", run)
             for side in sides:
                 if side in ("eager", "kiln"):

@@ -158,16 +158,25 @@ def build(name, seed=0, attn="sdpa"):
     raise ValueError(f"unknown model '{name}'")
 
 
-def to_torch(inputs, dev="cuda"):
+def to_torch(inputs, dev="cuda", dtype=None):
+    """Tensors on `dev`; with dtype "bf16", float inputs become bfloat16
+    (numpy has no bfloat16, so bf16 rows keep float32 arrays)."""
     import torch
-    return [torch.from_numpy(np.ascontiguousarray(v)).to(dev) for v in inputs.values()]
+    out = []
+    for v in inputs.values():
+        t = torch.from_numpy(np.ascontiguousarray(v)).to(dev)
+        if dtype == "bf16" and t.is_floating_point():
+            t = t.to(torch.bfloat16)
+        out.append(t)
+    return out
 
 
 def on_device(module, dtype):
     """A copy of the fp32 CPU module on the GPU in the row's precision."""
     import torch
     m = copy.deepcopy(module)
-    return m.to("cuda", dtype=torch.float16 if dtype == "fp16" else torch.float32).eval()
+    t = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(dtype, torch.float32)
+    return m.to("cuda", dtype=t).eval()
 
 
 def float_weight_types(path):
