@@ -16,7 +16,7 @@ ROOT = os.path.dirname(HERE)
 
 # Stated tolerances: max |got - ref| / max |ref|, ref = PyTorch eager at the
 # same precision on the same inputs.
-TOL = {"fp32": 1e-3, "fp16": 2e-2, "bf16": 2e-2}
+TOL = {"fp32": 1e-3, "fp16": 2e-2, "bf16": 5e-2}  # bf16: 8 mantissa bits
 
 BENCH = re.compile(r"median ([0-9.eE+-]+)\s+p90 ([0-9.eE+-]+)\s+p99 ([0-9.eE+-]+)\s+"
                    r"min ([0-9.eE+-]+)\s+max ([0-9.eE+-]+)")

@@ -76,7 +76,7 @@ def markdown(rows, envs):
     lines += ["", "Median latency in ms with (min-max) over the timed runs (CUDA events on both sides; "
               "runs and warm-up in the JSON). "
               "Kiln/peer ratio: below 1 means Kiln is faster. FAIL: output differs from PyTorch "
-              "eager at the same precision by more than the tolerance (fp32 1e-3, fp16 2e-2 of "
+              "eager at the same precision by more than the tolerance (fp32 1e-3, fp16 2e-2, bf16 5e-2 of "
               "the max magnitude); KILN-FAIL: kilnc or kiln-run failed (first error line below).", ""]
     hdr = ["model", "shape", "dtype"] + [SHORT[s] for s in SIDES] + \
           [f"Kiln/{SHORT[p]}" for p in PEERS] + ["kilnc s", "Kiln launches", "compile s (d/ro/ma)"]
