@@ -24,7 +24,8 @@
 //                input; empty: all). Tuning: variant ("row": a block per
 //                output, "col": a thread per output), block_size.
 //   softmax      axis, log (bool). Tuning: variant, block_size.
-//   layer_norm   axis, epsilon; inputs x, scale[, bias]. Tuning: block_size.
+//   layer_norm   axis, epsilon, rms (no mean, no bias: RMSNorm); inputs x,
+//                scale[, bias]. Tuning: block_size.
 //   batch_norm   epsilon; inputs x, scale, bias, mean, var.
 //   matmul       trans_a, trans_b, alpha, beta; inputs a, b[, c]; a and b of
 //                rank >= 2 with broadcasting batch axes, c broadcasting to the

@@ -686,9 +686,11 @@ Tensor evalLayerNorm(graph::LayerNormOp op, const Tensor &x,
   for (int64_t r = 0; r < rows; ++r) {
     const double *row = in + r * norm;
     double mean = 0, var = 0;
-    for (int64_t j = 0; j < norm; ++j)
-      mean += row[j];
-    mean /= static_cast<double>(norm);
+    if (!op.getRms()) { // RMSNorm: the mean square about zero
+      for (int64_t j = 0; j < norm; ++j)
+        mean += row[j];
+      mean /= static_cast<double>(norm);
+    }
     for (int64_t j = 0; j < norm; ++j)
       var += (row[j] - mean) * (row[j] - mean);
     var /= static_cast<double>(norm);

@@ -421,8 +421,12 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
       .Case([&](graph::LayerNormOp l) {
         return allocAndLaunch(
             l, "layer_norm",
-            cfg({{"axis", i64(l.getAxis())},
-                 {"epsilon", f64(l.getEpsilonAttr().getValueAsDouble())}}),
+            l.getRms()
+                ? cfg({{"axis", i64(l.getAxis())},
+                       {"epsilon", f64(l.getEpsilonAttr().getValueAsDouble())},
+                       {"rms", boolean(true)}})
+                : cfg({{"axis", i64(l.getAxis())},
+                       {"epsilon", f64(l.getEpsilonAttr().getValueAsDouble())}}),
             SmallVector<Value>(l->getOperands()));
       })
       .Case([&](graph::BatchNormOp n) {

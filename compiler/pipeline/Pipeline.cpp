@@ -8,13 +8,13 @@
 namespace kiln {
 
 static const OptLevelConfig kOptLevels[] = {
-    // level, canonicalize, foldConstants, fuse, epilogues, summary
-    {0, false, false, false, false, "import only: shape subgraphs folded, nothing else"},
-    {1, true, true, false, false, "canonicalize and fold constants"},
-    {2, true, true, true, false, "-O1 and elementwise fusion"},
-    // Matmul epilogues join -O2 once a GPU run has checked them (they are
-    // checked by the evaluator and compiled by NVRTC in CI).
-    {3, true, true, true, true, "-O2 and matmul epilogue fusion"},
+    // level, canonicalize, foldConstants, fuse, epilogues, raiseNorms, summary
+    {0, false, false, false, false, false, "import only: shape subgraphs folded, nothing else"},
+    {1, true, true, false, false, false, "canonicalize and fold constants"},
+    {2, true, true, true, false, false, "-O1 and elementwise fusion"},
+    // Matmul epilogues and raised RMSNorm join -O2 once a GPU run has checked
+    // them (they are checked by the evaluator and compiled by NVRTC in CI).
+    {3, true, true, true, true, true, "-O2, matmul epilogues and single-kernel RMSNorm"},
 };
 
 const OptLevelConfig &optLevelConfig(unsigned level) {
@@ -38,6 +38,8 @@ void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level,
     if (cfg.canonicalize)
       pm.addPass(mlir::createCanonicalizerPass());
   }
+  if (cfg.raiseNorms)
+    pm.addPass(createRaiseNormsPass());
   if (cfg.fuse) {
     FusePassOptions fuse;
     fuse.epilogues = cfg.epilogues;

@@ -14,6 +14,7 @@ struct OptLevelConfig {
   bool foldConstants;
   bool fuse;      ///< kiln-fuse: elementwise fusion regions
   bool epilogues; ///< kiln-fuse epilogues: matmul + elementwise regions
+  bool raiseNorms; ///< kiln-raise-norms: written-out RMSNorm -> layer_norm
   const char *summary;
 };
 

@@ -91,6 +91,18 @@ def FusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }
 
+def RaiseNormsPass : Pass<"kiln-raise-norms", "mlir::ModuleOp"> {
+  let summary = "replace written-out RMSNorm by graph.layer_norm {rms}";
+  let description = [{
+    Matches `w * (x * 1/sqrt(mean(x^2, last axis) + eps))` as exporters write
+    it (x^2 as Pow(x, 2) or Mul(x, x); 1/s as Reciprocal or Div(1, s), or
+    Div(x, s)), every intermediate used once and w a vector over the last
+    axis, and replaces it by one `graph.layer_norm %x, %w {rms}`: a
+    single-pass row kernel. The new op's location fuses the matched nodes'.
+  }];
+  let dependentDialects = ["kiln::graph::GraphDialect"];
+}
+
 def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
   let summary = "compute an f32 model in f16 or bf16 (kilnc --precision)";
   let description = [{

@@ -384,6 +384,8 @@ LogicalResult LayerNormOp::verify() {
   }
   if (getType() != in)
     return emitOpError() << "result type must equal the input type";
+  if (getRms() && getBias())
+    return emitOpError() << "with rms takes no bias";
   return success();
 }
 

@@ -254,6 +254,8 @@ def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure]> {
   let description = [{
     `(x - mean) / sqrt(var + epsilon) * scale + bias`, with mean and variance
     over axes `axis..rank-1`; `scale` and `bias` broadcast to those axes.
+    With `rms` (RMSNorm, raised from its written-out form by
+    `kiln-raise-norms`): `x / sqrt(mean(x^2) + epsilon) * scale`, no bias.
 
     ```mlir
     %y = graph.layer_norm %x, %g, %b {axis = 1 : i64, epsilon = 1.0e-5 : f32}
@@ -262,7 +264,7 @@ def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure]> {
   }];
   let arguments = (ins AnyRankedTensor:$input, AnyRankedTensor:$scale,
                    Optional<AnyRankedTensor>:$bias, I64Attr:$axis,
-                   F32Attr:$epsilon);
+                   F32Attr:$epsilon, UnitAttr:$rms);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$input `,` $scale (`,` $bias^)? attr-dict `:` "
                        "type($input) `,` type($scale) (`,` type($bias)^)? "

@@ -221,6 +221,10 @@ bool emitLayerNorm(const LaunchSpec &s, KernelSource &out, std::string &error) {
   os << "  static constexpr int BLOCK = " << s.block[0] << ";\n";
   os << "  static constexpr bool HAS_BIAS = " << (hasBias ? "true" : "false")
      << ";\n";
+  const bool rms = s.config.getBool("rms");
+  if (rms && hasBias)
+    return emitError(s, error, "an rms layer_norm takes no bias");
+  os << "  static constexpr bool RMS = " << (rms ? "true" : "false") << ";\n";
   os << "  static constexpr int VEC = "
      << rowVector(norm, dtypeBytes(x.dtype), x.alignment,
                   s.outputs[0].alignment)

@@ -178,6 +178,16 @@ void buildCases() {
                                 "t0 = cast(i1) : bf16; t1 = sub(i0, t0) : bf16; t2 = exp(t1) : bf16"));
   }
 
+  // RMSNorm: the layer_norm kernel without the mean pass.
+  {
+    LaunchSpec &r = add("rms_norm_f16", "layer_norm",
+                        {buf(DType::F16, {8, 256}), buf(DType::F16, {256})},
+                        buf(DType::F16, {8, 256}));
+    r.config.set("axis", ConfigValue::ofInt(1));
+    r.config.set("epsilon", ConfigValue::ofFloat(1e-6));
+    r.config.set("rms", ConfigValue::ofBool(true));
+  }
+
   // Matmul epilogue programs: bias + GELU on tensor cores, bias + residual
   // with a cast on the SIMT path.
   {

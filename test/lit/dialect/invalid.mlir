@@ -1404,3 +1404,11 @@ func.func @fusion_matmul_inner_operand(%x: tensor<4x4xf32>, %w: tensor<4x4xf32>)
   }
   return %0 : tensor<4x4xf32>
 }
+
+// -----
+
+func.func @rms_norm_bias(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf32> {
+  // expected-error @+1 {{'graph.layer_norm' op with rms takes no bias}}
+  %0 = graph.layer_norm %x, %g, %g {axis = 1 : i64, epsilon = 1.0e-5 : f32, rms} : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}

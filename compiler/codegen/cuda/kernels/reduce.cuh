@@ -177,14 +177,17 @@ layer_norm(const typename P::In *__restrict__ in,
   for (i64 r = blockIdx.x; r < P::ROWS; r += gridDim.x) {
     const T *x = in + r * P::N;
     T *y = out + r * P::N;
-    C s = C(0);
-    for (i64 j = threadIdx.x * V; j < P::N; j += P::BLOCK * V) {
-      const Vec<T, V> v = load_vec<V>(x + j);
+    C mean = C(0); // RMS: the mean square is taken about zero
+    if (!P::RMS) {
+      C s = C(0);
+      for (i64 j = threadIdx.x * V; j < P::N; j += P::BLOCK * V) {
+        const Vec<T, V> v = load_vec<V>(x + j);
 #pragma unroll
-      for (int e = 0; e < V; ++e)
-        s += to_compute(v[e]);
+        for (int e = 0; e < V; ++e)
+          s += to_compute(v[e]);
+      }
+      mean = block_reduce<P::BLOCK>(s, scratch, AddPlain()) / C(P::N);
     }
-    const C mean = block_reduce<P::BLOCK>(s, scratch, AddPlain()) / C(P::N);
     C q = C(0);
     for (i64 j = threadIdx.x * V; j < P::N; j += P::BLOCK * V) {
       const Vec<T, V> v = load_vec<V>(x + j);

@@ -1,0 +1,164 @@
+//===- RaiseNorms.cpp - Written-out RMSNorm into one layer_norm op --------===//
+//
+// Exporters write RMSNorm (Llama and friends) out as
+//   w * (x * 1/sqrt(mean(x^2, last axis) + eps))
+// with x^2 as Pow(x, 2) or Mul(x, x), 1/s as Reciprocal(s) or Div(1, s), or
+// the whole scaling as Div(x, s). kiln-raise-norms matches that chain (every
+// intermediate used once) and replaces it by `graph.layer_norm {rms}`: one
+// single-pass row kernel instead of five or six launches.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/transforms/Passes.h"
+#include "dialects/graph/GraphOps.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "kiln-raise-norms"
+
+namespace kiln {
+#define GEN_PASS_DEF_RAISENORMSPASS
+#include "compiler/transforms/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace g = kiln::graph;
+
+namespace {
+
+/// The value of a splat float constant, if `v` is one.
+std::optional<double> splatValue(Value v) {
+  auto c = v.getDefiningOp<g::ConstantOp>();
+  if (!c)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+  if (!dense || !dense.isSplat() ||
+      !isa<FloatType>(dense.getElementType()))
+    return std::nullopt;
+  return dense.getSplatValue<APFloat>().convertToDouble();
+}
+
+/// `op`'s operands as (a, b) with `pred(b)` true, trying both orders.
+template <class Pred>
+bool splitOperands(Operation *op, Value &a, Value &b, Pred pred) {
+  if (op->getNumOperands() != 2)
+    return false;
+  for (int i = 0; i < 2; ++i) {
+    Value x = op->getOperand(i), y = op->getOperand(1 - i);
+    if (pred(y)) {
+      a = x;
+      b = y;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool singleUse(Value v) { return v.hasOneUse(); }
+
+struct RaiseRMSNorm : OpRewritePattern<g::MulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(g::MulOp root,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(root.getType());
+    if (type.getRank() < 1 || !g::isFloatType(type.getElementType()))
+      return failure();
+    int64_t n = type.getShape().back();
+    // root = w * normed, w a vector over the last axis.
+    Value normed, w;
+    auto isScale = [&](Value v) {
+      auto t = cast<RankedTensorType>(v.getType());
+      return t.getNumElements() == n && t.getRank() >= 1 &&
+             t.getShape().back() == n;
+    };
+    auto producedBy = [](Value v, auto tag) {
+      return v.getDefiningOp<decltype(tag)>() != nullptr;
+    };
+    if (!splitOperands(root, normed, w, [&](Value v) {
+          return isScale(v) && !producedBy(v, g::MulOp()) &&
+                 !producedBy(v, g::DivOp());
+        }))
+      return failure();
+    if (!singleUse(normed) || normed.getType() != root.getType())
+      return failure();
+    // normed = x * r (r = 1/s) or x / s.
+    Value x, s;
+    Operation *scaleOp = normed.getDefiningOp();
+    if (auto div = dyn_cast_or_null<g::DivOp>(scaleOp)) {
+      x = div.getLhs();
+      s = div.getRhs();
+    } else if (auto mul = dyn_cast_or_null<g::MulOp>(scaleOp)) {
+      Value r;
+      if (!splitOperands(mul, x, r, [&](Value v) {
+            return v.getDefiningOp<g::ReciprocalOp>() ||
+                   v.getDefiningOp<g::DivOp>();
+          }))
+        return failure();
+      if (!singleUse(r))
+        return failure();
+      if (auto rec = r.getDefiningOp<g::ReciprocalOp>()) {
+        s = rec.getInput();
+      } else {
+        auto d = r.getDefiningOp<g::DivOp>();
+        if (splatValue(d.getLhs()) != 1.0)
+          return failure();
+        s = d.getRhs();
+      }
+    } else {
+      return failure();
+    }
+    if (x.getType() != root.getType() || !singleUse(s))
+      return failure();
+    auto sq = s.getDefiningOp<g::SqrtOp>();
+    if (!sq || !singleUse(sq.getInput()))
+      return failure();
+    auto add = sq.getInput().getDefiningOp<g::AddOp>();
+    Value ms, epsV;
+    if (!add || !splitOperands(add, ms, epsV, [](Value v) {
+          return splatValue(v).has_value() &&
+                 cast<RankedTensorType>(v.getType()).getNumElements() == 1;
+        }))
+      return failure();
+    double eps = *splatValue(epsV);
+    auto mean = ms.getDefiningOp<g::ReduceMeanOp>();
+    if (!mean || !singleUse(ms) || !singleUse(mean.getInput()) ||
+        mean.getAxes() != ArrayRef<int64_t>{type.getRank() - 1} ||
+        cast<RankedTensorType>(mean.getType()).getRank() != type.getRank())
+      return failure();
+    Operation *square = mean.getInput().getDefiningOp();
+    bool isSquare = false;
+    if (auto p = dyn_cast_or_null<g::PowOp>(square))
+      isSquare = p.getLhs() == x && splatValue(p.getRhs()) == 2.0;
+    else if (auto m = dyn_cast_or_null<g::MulOp>(square))
+      isSquare = m.getLhs() == x && m.getRhs() == x;
+    if (!isSquare || eps < 0)
+      return failure();
+    // A scale of another rank is viewed as the [n] vector it holds.
+    if (cast<RankedTensorType>(w.getType()).getRank() != 1)
+      w = g::ReshapeOp::create(
+          rewriter, root.getLoc(),
+          RankedTensorType::get({n}, cast<RankedTensorType>(w.getType()).getElementType()),
+          w);
+    SmallVector<Location> locs = {square->getLoc(), mean.getLoc(), add.getLoc(),
+                                  sq.getLoc(), scaleOp->getLoc(), root.getLoc()};
+    auto ln = g::LayerNormOp::create(
+        rewriter, FusedLoc::get(rewriter.getContext(), locs), root.getType(), x,
+        w, Value(), rewriter.getI64IntegerAttr(type.getRank() - 1),
+        rewriter.getF32FloatAttr(static_cast<float>(eps)),
+        rewriter.getUnitAttr());
+    rewriter.replaceOp(root, ln.getResult());
+    return success();
+  }
+};
+
+struct RaiseNormsPass : kiln::impl::RaiseNormsPassBase<RaiseNormsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<RaiseRMSNorm>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,80 @@
+// RUN: kiln-opt %s -kiln-raise-norms -split-input-file | FileCheck %s
+
+// HF Llama's form: pow, mean, add eps, sqrt, div(1, s), mul x, mul weight.
+// CHECK-LABEL: func.func @hf_llama
+//  CHECK-NEXT:   %[[R:.*]] = graph.layer_norm %arg0, %arg1 {axis = 2 : i64, epsilon = 9.99999997E-7 : f32, rms} : tensor<1x8x64xf32>, tensor<64xf32> -> tensor<1x8x64xf32>
+//  CHECK-NEXT:   return %[[R]]
+func.func @hf_llama(%x: tensor<1x8x64xf32>, %w: tensor<64xf32>) -> tensor<1x8x64xf32> {
+  %two = graph.constant dense<2.0> : tensor<f32>
+  %eps = graph.constant dense<1.0e-6> : tensor<f32>
+  %one = graph.constant dense<1.0> : tensor<f32>
+  %0 = graph.pow %x, %two : tensor<1x8x64xf32>, tensor<f32> -> tensor<1x8x64xf32>
+  %1 = graph.reduce_mean %0 {axes = array<i64: 2>} : tensor<1x8x64xf32> -> tensor<1x8x1xf32>
+  %2 = graph.add %1, %eps : tensor<1x8x1xf32>, tensor<f32> -> tensor<1x8x1xf32>
+  %3 = graph.sqrt %2 : tensor<1x8x1xf32> -> tensor<1x8x1xf32>
+  %4 = graph.div %one, %3 : tensor<f32>, tensor<1x8x1xf32> -> tensor<1x8x1xf32>
+  %5 = graph.mul %x, %4 : tensor<1x8x64xf32>, tensor<1x8x1xf32> -> tensor<1x8x64xf32>
+  %6 = graph.mul %w, %5 : tensor<64xf32>, tensor<1x8x64xf32> -> tensor<1x8x64xf32>
+  return %6 : tensor<1x8x64xf32>
+}
+
+// -----
+
+// x * x, reciprocal, weight on the right; f16 (epsilon is the f16 constant's value).
+// CHECK-LABEL: func.func @mul_reciprocal
+//  CHECK-NEXT:   graph.layer_norm %arg0, %arg1 {axis = 1 : i64, epsilon = 1.00135803E-5 : f32, rms} : tensor<4x32xf16>, tensor<32xf16> -> tensor<4x32xf16>
+func.func @mul_reciprocal(%x: tensor<4x32xf16>, %w: tensor<32xf16>) -> tensor<4x32xf16> {
+  %eps = graph.constant dense<1.0e-5> : tensor<f16>
+  %0 = graph.mul %x, %x : tensor<4x32xf16>, tensor<4x32xf16> -> tensor<4x32xf16>
+  %1 = graph.reduce_mean %0 {axes = array<i64: 1>} : tensor<4x32xf16> -> tensor<4x1xf16>
+  %2 = graph.add %eps, %1 : tensor<f16>, tensor<4x1xf16> -> tensor<4x1xf16>
+  %3 = graph.sqrt %2 : tensor<4x1xf16> -> tensor<4x1xf16>
+  %4 = graph.reciprocal %3 : tensor<4x1xf16> -> tensor<4x1xf16>
+  %5 = graph.mul %4, %x : tensor<4x1xf16>, tensor<4x32xf16> -> tensor<4x32xf16>
+  %6 = graph.mul %5, %w : tensor<4x32xf16>, tensor<32xf16> -> tensor<4x32xf16>
+  return %6 : tensor<4x32xf16>
+}
+
+// -----
+
+// x / sqrt(...), with a [1, 1, 64] weight (viewed as its [64] vector).
+// CHECK-LABEL: func.func @div_form
+//  CHECK-NEXT:   %[[W:.*]] = graph.reshape %arg1 : tensor<1x1x64xf32> -> tensor<64xf32>
+//  CHECK-NEXT:   graph.layer_norm %arg0, %[[W]] {{.*}}rms}
+func.func @div_form(%x: tensor<2x3x64xf32>, %w: tensor<1x1x64xf32>) -> tensor<2x3x64xf32> {
+  %two = graph.constant dense<2.0> : tensor<f32>
+  %eps = graph.constant dense<1.0e-6> : tensor<f32>
+  %0 = graph.pow %x, %two : tensor<2x3x64xf32>, tensor<f32> -> tensor<2x3x64xf32>
+  %1 = graph.reduce_mean %0 {axes = array<i64: 2>} : tensor<2x3x64xf32> -> tensor<2x3x1xf32>
+  %2 = graph.add %1, %eps : tensor<2x3x1xf32>, tensor<f32> -> tensor<2x3x1xf32>
+  %3 = graph.sqrt %2 : tensor<2x3x1xf32> -> tensor<2x3x1xf32>
+  %4 = graph.div %x, %3 : tensor<2x3x64xf32>, tensor<2x3x1xf32> -> tensor<2x3x64xf32>
+  %5 = graph.mul %4, %w : tensor<2x3x64xf32>, tensor<1x1x64xf32> -> tensor<2x3x64xf32>
+  return %5 : tensor<2x3x64xf32>
+}
+
+// -----
+
+// Not raised: the statistic is used twice; the mean is over another axis;
+// the square is of another value.
+// CHECK-LABEL: func.func @not_rms
+//   CHECK-NOT:   rms
+//       CHECK:   return
+func.func @not_rms(%x: tensor<4x32xf32>, %y: tensor<4x32xf32>, %w: tensor<32xf32>)
+    -> (tensor<4x32xf32>, tensor<4x1xf32>, tensor<4x32xf32>) {
+  %two = graph.constant dense<2.0> : tensor<f32>
+  %eps = graph.constant dense<1.0e-6> : tensor<f32>
+  %0 = graph.pow %x, %two : tensor<4x32xf32>, tensor<f32> -> tensor<4x32xf32>
+  %1 = graph.reduce_mean %0 {axes = array<i64: 1>} : tensor<4x32xf32> -> tensor<4x1xf32>
+  %2 = graph.add %1, %eps : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+  %3 = graph.sqrt %2 : tensor<4x1xf32> -> tensor<4x1xf32>
+  %4 = graph.div %x, %3 : tensor<4x32xf32>, tensor<4x1xf32> -> tensor<4x32xf32>
+  %5 = graph.mul %4, %w : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xf32>
+  %p = graph.pow %y, %two : tensor<4x32xf32>, tensor<f32> -> tensor<4x32xf32>
+  %m = graph.reduce_mean %p {axes = array<i64: 1>} : tensor<4x32xf32> -> tensor<4x1xf32>
+  %a = graph.add %m, %eps : tensor<4x1xf32>, tensor<f32> -> tensor<4x1xf32>
+  %s = graph.sqrt %a : tensor<4x1xf32> -> tensor<4x1xf32>
+  %d = graph.div %x, %s : tensor<4x32xf32>, tensor<4x1xf32> -> tensor<4x32xf32>
+  %o = graph.mul %d, %w : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xf32>
+  return %5, %2, %o : tensor<4x32xf32>, tensor<4x1xf32>, tensor<4x32xf32>
+}
