@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""CPU checks of the benchmark scripts' torch-free parts (bench/): the row
+plan, the precision check of exports, the merged table's ratios and (min-max)
+cells, and that a wrong or failed side shows as FAIL / KILN-FAIL instead of a
+time. Prints 'bench_check: N passed, M failed'."""
+import json
+import os
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import common  # noqa: E402
+import merge  # noqa: E402
+import run  # noqa: E402
+import zoo  # noqa: E402
+
+results = []
+
+
+def check(name, cond, detail=""):
+    results.append(bool(cond))
+    print(("PASS " if cond else "FAIL ") + name + (f": {detail}" if detail and not cond else ""))
+
+
+def tiny_model(path, dtype):
+    w = np.ones((4, 4), dtype=np.float16 if dtype == TensorProto.FLOAT16 else np.float32)
+    g = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "t",
+                          [helper.make_tensor_value_info("x", dtype, [2, 4])],
+                          [helper.make_tensor_value_info("y", dtype, [2, 4])],
+                          [numpy_helper.from_array(w, "w")])
+    onnx.save(helper.make_model(g), path)
+
+
+def main():
+    # Plans: --quick is fp16 with eager, reduce-overhead, Kiln for every zoo row.
+    a = run.parse_args(["--quick"])
+    rows = run.plan(a)
+    check("quick plan covers the zoo", len(rows) == 9 and all(r[2] == "fp16" for r in rows),
+          str(rows))
+    check("quick sides", rows[0][3] == ["eager", "compile-reduce-overhead", "kiln"], str(rows[0][3]))
+    a = run.parse_args(["--models", "bert-base", "--dtypes", "fp32"])
+    check("fp32 rows: eager and Kiln only", all(r[3] == ["eager", "kiln"] for r in run.plan(a)))
+    # Exports must keep the row's precision.
+    with tempfile.TemporaryDirectory() as d:
+        p16, p32 = os.path.join(d, "a.onnx"), os.path.join(d, "b.onnx")
+        tiny_model(p16, TensorProto.FLOAT16)
+        tiny_model(p32, TensorProto.FLOAT)
+        check("fp16 export accepted for a fp16 row", zoo.check_precision(p16, "fp16") is None)
+        why = zoo.check_precision(p32, "fp16")
+        check("fp32 export refused for a fp16 row", why and "FLOAT16" in why, str(why))
+    # Relative error: inf on shape mismatch or NaN.
+    ref = {"y": np.array([1.0, -2.0])}
+    check("rel_err", abs(common.rel_err({"y": np.array([1.0, -2.02])}, ref) - 0.01) < 1e-9)
+    check("rel_err NaN", common.rel_err({"y": np.array([np.nan, 1.0])}, ref) == float("inf"))
+    check("rel_err shape", common.rel_err({"y": np.array([1.0])}, ref) == float("inf"))
+    # The merged table: ratios, spreads, FAIL and KILN-FAIL cells.
+    env = dict(date="2026-01-01", time="00:00:00", gpu="GPU", driver="1", torch="t", cuda="c",
+               cudnn=1, transformers="x", torchvision="y", kiln="k")
+    side = lambda ms, **kw: dict(status="PASS", median_ms=ms, min_ms=ms * 0.9, max_ms=ms * 1.1, **kw)
+    runs = [dict(env=env, rows=[
+        dict(model="m", shape="1x8", dtype="fp16",
+             sides={"eager": side(4.0), "compile-reduce-overhead": side(1.0),
+                    "kiln": side(2.0, compile_s=1.5, launches=12)}),
+        dict(model="m", shape="2x8", dtype="fp16",
+             sides={"eager": side(4.0), "kiln": dict(status="FAIL", rel_err=0.5)}),
+        dict(model="m", shape="4x8", dtype="fp16",
+             sides={"eager": side(4.0), "kiln": dict(status="KILN-FAIL", error="kilnc: boom")})])]
+    md = merge.markdown(merge.merge_rows(runs), [env])
+    line = [l for l in md.splitlines() if l.startswith("| m | 1x8")][0]
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    check("Kiln cell with spread", "2.000 (1.800-2.200)" in cells, line)
+    check("Kiln/eager and Kiln/reduce-overhead ratios", "0.50" in cells and "2.00" in cells, line)
+    check("launch count", "12" in cells, line)
+    check("a wrong output shows FAIL, not a time", "FAIL (5.0e-01)" in md)
+    check("a failed compile shows KILN-FAIL and its error", "KILN-FAIL" in md and "kilnc: boom" in md)
+    passed = sum(results)
+    print(f"bench_check: {passed} passed, {len(results) - passed} failed")
+    return 0 if passed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
