@@ -30,6 +30,9 @@ void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level,
     pm.addPass(createFoldConstantsPass());
     pm.addPass(mlir::createCanonicalizerPass());
   }
+  // Before the conversion, so epsilon is read at the model's precision.
+  if (cfg.raiseNorms)
+    pm.addPass(createRaiseNormsPass());
   // After folding, so folded weights are computed in f32 and rounded once.
   if (!precision.empty() && precision != "f32") {
     ConvertPrecisionPassOptions convert;
@@ -38,8 +41,6 @@ void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level,
     if (cfg.canonicalize)
       pm.addPass(mlir::createCanonicalizerPass());
   }
-  if (cfg.raiseNorms)
-    pm.addPass(createRaiseNormsPass());
   if (cfg.fuse) {
     FusePassOptions fuse;
     fuse.epilogues = cfg.epilogues;

@@ -111,8 +111,10 @@ public:
     for (Operation *op : llvm::reverse(ops)) {
       if (model.epilogueProducer(op)) {
         int group = commonUserGroup(op);
+        // The region's result is the product's type: the epilogue maps each
+        // product element to one result element of the same dtype.
         if (group >= 0 && !groups[group].matmul &&
-            elements(op->getResult(0)) == elements(groups[group].root->getResult(0))) {
+            op->getResult(0).getType() == groups[group].root->getResult(0).getType()) {
           groupOf[op] = group;
           groups[group].members.insert(op);
           groups[group].matmul = op;

@@ -72,7 +72,7 @@ def FusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     becomes one `graph.fusion "elementwise" (%x, %b)` holding both.
 
     With `epilogues`, a float matmul of rows by one 2-D matrix joins the
-    region of its only user when every other region input is a scalar, a
+    region of its users (all in one region, with the product's type as the result) when every other region input is a scalar, a
     row vector over N or of the product's shape: a `graph.fusion "matmul"`
     region, lowered to one matmul kernel with an epilogue program.
   }];

@@ -707,14 +707,14 @@ LogicalResult FusionOp::verify() {
       if (!isa<BlockArgument>(mm.getLhs()) || !isa<BlockArgument>(mm.getRhs()))
         return op.emitOpError()
                << "in a matmul region must take region inputs";
-      if (mm.getType().getShape() != shape ||
+      if (mm.getType() != getResult(0).getType() ||
           mm.getRhs().getType().getRank() != 2 ||
           mm.getLhs().getType().getRank() < 2 ||
           !isFloatType(mm.getType().getElementType()))
         return op.emitOpError()
                << "in a matmul region must be a float product of a matrix "
-                  "or batch of rows and one 2-D matrix, with the region's "
-                  "result shape";
+                  "or batch of rows and one 2-D matrix, of the region's "
+                  "result type";
       continue;
     }
     if (!isElementwiseFusible(&op))

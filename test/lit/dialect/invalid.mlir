@@ -1383,7 +1383,7 @@ func.func @fusion_matmul_missing(%x: tensor<4xf32>) -> tensor<4xf32> {
 func.func @fusion_matmul_batched(%x: tensor<2x4x4xf32>, %y: tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
   %0 = graph.fusion "matmul"(%x, %y) : (tensor<2x4x4xf32>, tensor<2x4x4xf32>) -> tensor<2x4x4xf32> {
   ^bb0(%a: tensor<2x4x4xf32>, %b: tensor<2x4x4xf32>):
-    // expected-error @+1 {{'graph.matmul' op in a matmul region must be a float product of a matrix or batch of rows and one 2-D matrix, with the region's result shape}}
+    // expected-error @+1 {{'graph.matmul' op in a matmul region must be a float product of a matrix or batch of rows and one 2-D matrix, of the region's result type}}
     %1 = graph.matmul %a, %b : tensor<2x4x4xf32>, tensor<2x4x4xf32> -> tensor<2x4x4xf32>
     %2 = graph.neg %1 : tensor<2x4x4xf32> -> tensor<2x4x4xf32>
     graph.yield %2 : tensor<2x4x4xf32>
@@ -1411,4 +1411,18 @@ func.func @rms_norm_bias(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf
   // expected-error @+1 {{'graph.layer_norm' op with rms takes no bias}}
   %0 = graph.layer_norm %x, %g, %g {axis = 1 : i64, epsilon = 1.0e-5 : f32, rms} : tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
+}
+
+// -----
+
+// The product and the region's result have one type (shape and dtype).
+func.func @fusion_matmul_result_type(%x: tensor<4x4xf16>, %w: tensor<4x4xf16>) -> tensor<4x4xf32> {
+  %0 = graph.fusion "matmul"(%x, %w) : (tensor<4x4xf16>, tensor<4x4xf16>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf16>, %b: tensor<4x4xf16>):
+    // expected-error @+1 {{'graph.matmul' op in a matmul region must be a float product of a matrix or batch of rows and one 2-D matrix, of the region's result type}}
+    %1 = graph.matmul %a, %b : tensor<4x4xf16>, tensor<4x4xf16> -> tensor<4x4xf16>
+    %2 = graph.cast %1 : tensor<4x4xf16> -> tensor<4x4xf32>
+    graph.yield %2 : tensor<4x4xf32>
+  }
+  return %0 : tensor<4x4xf32>
 }

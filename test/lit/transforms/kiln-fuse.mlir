@@ -178,3 +178,25 @@ func.func @not_epilogues(%x: tensor<8x16xf32>, %w: tensor<16x32xf32>, %s: tensor
   %7 = graph.relu %6 : tensor<2x8x8xf32> -> tensor<2x8x8xf32>
   return %2, %4, %5, %7 : tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>, tensor<2x8x8xf32>
 }
+
+// -----
+
+// A region whose result has another dtype (a cast after the bias add, as
+// --precision leaves before an f32 output) or another rank (a bias of shape
+// 1x1x32 adds a leading axis) keeps its matmul outside: the epilogue writes
+// the product's type.
+// CHECK-LABEL: func.func @epilogue_result_type
+//       CHECK:   %[[A:.*]] = graph.matmul
+//  CHECK-NEXT:   graph.fusion "elementwise"(%[[A]], %arg2)
+//       CHECK:   %[[B:.*]] = graph.matmul
+//  CHECK-NEXT:   graph.fusion "elementwise"(%[[B]], %arg3)
+func.func @epilogue_result_type(%x: tensor<8x16xf16>, %w: tensor<16x32xf16>, %b: tensor<32xf16>,
+                                %c: tensor<1x1x32xf16>) -> (tensor<8x32xf32>, tensor<1x8x32xf16>) {
+  %0 = graph.matmul %x, %w : tensor<8x16xf16>, tensor<16x32xf16> -> tensor<8x32xf16>
+  %1 = graph.add %0, %b : tensor<8x32xf16>, tensor<32xf16> -> tensor<8x32xf16>
+  %2 = graph.cast %1 : tensor<8x32xf16> -> tensor<8x32xf32>
+  %3 = graph.matmul %x, %w : tensor<8x16xf16>, tensor<16x32xf16> -> tensor<8x32xf16>
+  %4 = graph.add %3, %c : tensor<8x32xf16>, tensor<1x1x32xf16> -> tensor<1x8x32xf16>
+  %5 = graph.relu %4 : tensor<1x8x32xf16> -> tensor<1x8x32xf16>
+  return %2, %5 : tensor<8x32xf32>, tensor<1x8x32xf16>
+}
