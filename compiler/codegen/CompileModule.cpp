@@ -5,6 +5,7 @@
 #include "compiler/codegen/cuda/CudaEmitter.h"
 #include "compiler/lowering/Passes.h"
 #include "compiler/lowering/SpecBridge.h"
+#include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -45,29 +46,10 @@ std::string argName(func::FuncOp fn, unsigned i, const char *dflt,
   return std::string(dflt) + std::to_string(index);
 }
 
-/// The ONNX node names in a location (NameLocs, through fused and call-site
-/// locations), in order, without repeats.
-void collectNodeNames(Location loc, std::vector<std::string> &names) {
-  if (auto n = dyn_cast<NameLoc>(loc)) {
-    std::string s = n.getName().str();
-    if (std::find(names.begin(), names.end(), s) == names.end())
-      names.push_back(std::move(s));
-    return;
-  }
-  if (auto f = dyn_cast<FusedLoc>(loc)) {
-    for (Location l : f.getLocations())
-      collectNodeNames(l, names);
-    return;
-  }
-  if (auto c = dyn_cast<CallSiteLoc>(loc))
-    collectNodeNames(c.getCallee(), names);
-}
-
+/// The ONNX nodes of a launch, ", " separated (for profiles).
 std::string nodeList(Location loc) {
-  std::vector<std::string> names;
-  collectNodeNames(loc, names);
   std::string out;
-  for (const std::string &n : names)
+  for (const std::string &n : kiln::graph::onnxNodeNames(loc))
     out += (out.empty() ? "" : ", ") + n;
   return out;
 }

@@ -664,6 +664,25 @@ LogicalResult TriluOp::verify() {
 // Fusion regions
 //===----------------------------------------------------------------------===//
 
+static void collectNodeNames(Location loc, std::vector<std::string> &names) {
+  if (auto n = dyn_cast<NameLoc>(loc)) {
+    std::string s = n.getName().str();
+    if (llvm::find(names, s) == names.end())
+      names.push_back(std::move(s));
+  } else if (auto f = dyn_cast<FusedLoc>(loc)) {
+    for (Location l : f.getLocations())
+      collectNodeNames(l, names);
+  } else if (auto c = dyn_cast<CallSiteLoc>(loc)) {
+    collectNodeNames(c.getCallee(), names);
+  }
+}
+
+std::vector<std::string> kiln::graph::onnxNodeNames(Location loc) {
+  std::vector<std::string> names;
+  collectNodeNames(loc, names);
+  return names;
+}
+
 bool kiln::graph::isElementwiseFusible(Operation *op) {
   return isa<SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, TanhOp, SigmoidOp,
              SinOp, CosOp, FloorOp, CeilOp, NegOp, AbsOp, ReluOp, GeluOp,

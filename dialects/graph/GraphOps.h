@@ -11,6 +11,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 
+#include <string>
+#include <vector>
+
 namespace kiln::graph {
 
 /// Element-type classes used by verifiers and the frontend.
@@ -36,6 +39,11 @@ mlir::ElementsAttr makeWeightAttr(mlir::DenseElementsAttr value, llvm::StringRef
 /// Number of elements of a static shape, or failure when a dimension is
 /// negative or the count exceeds 2^48 (the largest tensor Kiln accepts).
 mlir::FailureOr<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
+
+/// The ONNX node names a location holds (the frontend's NameLocs, through
+/// fused and call-site locations), in order, without repeats: the nodes an
+/// op, a fusion region or a kernel covers.
+std::vector<std::string> onnxNodeNames(mlir::Location loc);
 
 /// Ops an elementwise fusion region may hold: elementwise math, compares,
 /// logic, casts, where and expand (an index map of its input).

@@ -76,16 +76,6 @@ static cl::opt<bool> reportFusion(
     cl::desc("Print each fusion region of the graph with the ONNX nodes it covers (stderr)"),
     cl::cat(kilncCategory));
 
-/// The ONNX node names of a location, in order.
-static void nodeNames(mlir::Location loc, std::vector<std::string> &out) {
-  if (auto n = mlir::dyn_cast<mlir::NameLoc>(loc)) {
-    out.push_back(n.getName().str());
-  } else if (auto f = mlir::dyn_cast<mlir::FusedLoc>(loc)) {
-    for (mlir::Location l : f.getLocations())
-      nodeNames(l, out);
-  }
-}
-
 /// --report-fusion: one line per region, then the totals.
 static void printFusionReport(mlir::ModuleOp module, llvm::raw_ostream &os) {
   unsigned regions = 0, fused = 0, outside = 0;
@@ -97,8 +87,7 @@ static void printFusionReport(mlir::ModuleOp module, llvm::raw_ostream &os) {
           ++outside;
         continue;
       }
-      std::vector<std::string> names;
-      nodeNames(f.getLoc(), names);
+      std::vector<std::string> names = kiln::graph::onnxNodeNames(f.getLoc());
       unsigned members = 0;
       std::string ops;
       for (mlir::Operation &m : f.getBody().front().without_terminator()) {

@@ -235,10 +235,37 @@ void emitIndexMap(std::ostringstream &os, const LaunchSpec &s,
 
 } // namespace
 
-bool elementwiseExpression(const LaunchSpec &s,
-                           const std::vector<std::string> &x,
-                           std::string &expr, std::string &why) {
-  return elementwiseExpr(s, x, expr, why);
+bool fusedProgramStatements(const std::vector<FusedStep> &steps,
+                            const std::vector<std::string> &x,
+                            const std::vector<DType> &xt,
+                            const std::string &indent, std::string &code,
+                            std::string &why) {
+  code.clear();
+  for (size_t j = 0; j < steps.size(); ++j) {
+    // A one-op LaunchSpec gives elementwiseExpr the op, attrs and dtypes.
+    LaunchSpec st;
+    st.kind = "elementwise";
+    st.config = steps[j].attrs;
+    st.config.set("op", ConfigValue::ofString(steps[j].op));
+    std::vector<std::string> args;
+    for (const FusedStep::Arg &a : steps[j].args) {
+      BufferSpec b;
+      b.dtype = a.input ? xt[a.index] : steps[a.index].dtype;
+      st.inputs.push_back(b);
+      args.push_back(a.input ? x[a.index] : "t" + std::to_string(a.index));
+    }
+    BufferSpec o;
+    o.dtype = steps[j].dtype;
+    st.outputs.push_back(o);
+    std::string e;
+    if (!elementwiseExpr(st, args, e, why)) {
+      why = "step " + std::to_string(j) + ": " + why;
+      return false;
+    }
+    code += indent + "const " + T(steps[j].dtype) + " t" + std::to_string(j) +
+            " = " + e + ";";
+  }
+  return true;
 }
 
 static bool emitTiledTranspose(const LaunchSpec &s, const IndexSpace &space,
@@ -287,44 +314,22 @@ bool emitElementwiseFamily(const LaunchSpec &s, KernelSource &out,
     if (!parseFusedProgram(s.config.getString("program"), s.inputs.size(),
                            steps, why))
       return emitError(s, error, why);
-    // One LaunchSpec per step gives elementwiseExpr the op, attrs and dtypes.
-    std::vector<LaunchSpec> specs(steps.size());
-    for (size_t j = 0; j < steps.size(); ++j) {
-      LaunchSpec &st = specs[j];
-      st.kind = "elementwise";
-      st.config = steps[j].attrs;
-      st.config.set("op", ConfigValue::ofString(steps[j].op));
-      for (const FusedStep::Arg &a : steps[j].args) {
-        BufferSpec b;
-        b.dtype = a.input ? s.inputs[a.index].dtype : steps[a.index].dtype;
-        st.inputs.push_back(b);
-      }
-      BufferSpec o;
-      o.dtype = steps[j].dtype;
-      st.outputs.push_back(o);
-      std::vector<std::string> probe(st.inputs.size(), "x");
-      std::string e;
-      if (!elementwiseExpr(st, probe, e, why))
-        return emitError(s, error, "step " + std::to_string(j) + ": " + why);
-    }
+    std::vector<DType> xt;
+    for (const BufferSpec &b : s.inputs)
+      xt.push_back(b.dtype);
+    std::string code;
+    if (!fusedProgramStatements(steps, std::vector<std::string>(xt.size(), "x"),
+                                xt, "", code, why))
+      return emitError(s, error, why);
     if (steps.back().dtype != s.outputs[0].dtype)
       return emitError(s, error, "the program's last step is not of the "
                                  "output's dtype");
     emitIndexMap(os, s, space, vec, entry,
                  [&](const std::vector<std::string> &x, const std::string &) {
-                   std::string body = "([&]() {";
-                   for (size_t j = 0; j < steps.size(); ++j) {
-                     std::vector<std::string> args;
-                     for (const FusedStep::Arg &a : steps[j].args)
-                       args.push_back(a.input ? x[a.index]
-                                              : "t" + std::to_string(a.index));
-                     std::string e, w;
-                     elementwiseExpr(specs[j], args, e, w);
-                     body += " const " + T(steps[j].dtype) + " t" +
-                             std::to_string(j) + " = " + e + ";";
-                   }
-                   return body + " return t" + std::to_string(steps.size() - 1) +
-                          "; }())";
+                   std::string body, w;
+                   fusedProgramStatements(steps, x, xt, " ", body, w);
+                   return "([&]() {" + body + " return t" +
+                          std::to_string(steps.size() - 1) + "; }())";
                  });
   } else if (s.kind == "trilu") {
     const size_t rank = space.shape.size();

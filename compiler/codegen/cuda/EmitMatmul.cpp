@@ -134,28 +134,10 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
                   " + n * " + it.lit(sn) + "]");
       xt.push_back(s.inputs[i].dtype);
     }
-    for (size_t j = 0; j < steps.size(); ++j) {
-      LaunchSpec st;
-      st.kind = "elementwise";
-      st.config = steps[j].attrs;
-      st.config.set("op", ConfigValue::ofString(steps[j].op));
-      std::vector<std::string> args;
-      for (const FusedStep::Arg &a : steps[j].args) {
-        BufferSpec b;
-        b.dtype = a.input ? xt[a.index] : steps[a.index].dtype;
-        st.inputs.push_back(b);
-        args.push_back(a.input ? x[a.index] : "t" + std::to_string(a.index));
-      }
-      BufferSpec o;
-      o.dtype = steps[j].dtype;
-      st.outputs.push_back(o);
-      std::string e;
-      if (!elementwiseExpression(st, args, e, why))
-        return emitError(s, error, "epilogue step " + std::to_string(j) +
-                                       ": " + why);
-      os << "    const " << cudaTypeName(steps[j].dtype) << " t" << j << " = "
-         << e << ";\n";
-    }
+    std::string code;
+    if (!fusedProgramStatements(steps, x, xt, "\n    ", code, why))
+      return emitError(s, error, "epilogue " + why);
+    os << code.substr(1) << "\n";
     os << "    return t" << steps.size() - 1 << ";\n";
   } else if (isFloat(t)) {
     const std::string C = mma ? "float" : computeTypeName(t);

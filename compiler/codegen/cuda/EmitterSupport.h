@@ -62,13 +62,16 @@ bool emitError(const LaunchSpec &spec, std::string &error,
                const std::string &msg);
 
 /// Per-kind emitters (one file each); `entryStem` names the entry point.
-/// The CUDA expression of elementwise op `s.config["op"]` (kind
-/// `elementwise`: its attrs, input and output dtypes) over the operand
-/// expressions `x`, in the output's storage type. Shared by fused
-/// elementwise kernels and matmul epilogues.
-bool elementwiseExpression(const LaunchSpec &s,
-                           const std::vector<std::string> &x,
-                           std::string &expr, std::string &why);
+/// The statements of a fused program (FusedStep, KernelSpec.h), one
+/// `const T tj = ...;` per step, each after `indent`, over operand
+/// expressions `x` of dtypes `xt` (program input k is x[k]). Shared by fused
+/// elementwise kernels and matmul epilogues. Fails with `why` when a step's
+/// op does not apply to its dtypes.
+bool fusedProgramStatements(const std::vector<FusedStep> &steps,
+                            const std::vector<std::string> &x,
+                            const std::vector<DType> &xt,
+                            const std::string &indent, std::string &code,
+                            std::string &why);
 bool emitElementwiseFamily(const LaunchSpec &spec, KernelSource &out,
                            std::string &error);
 bool emitConcat(const LaunchSpec &spec, KernelSource &out, std::string &error);

@@ -55,6 +55,38 @@ const std::set<std::string> &binaryOps() {
   return ops;
 }
 
+/// Vector width for kernels that copy contiguous runs of `inner` elements
+/// of `bytes` each between `buffers` (concat pieces, gathered rows): the
+/// config's "vec" if legal, else the widest legal width of at most 16 bytes
+/// (recorded in the config). Legal: divides the run, and every buffer is
+/// aligned to a whole vector.
+bool chooseRunVec(Config &c, int64_t inner, int64_t bytes,
+                  const std::vector<const BufferSpec *> &buffers, int64_t &v,
+                  std::string &why) {
+  auto legal = [&](int64_t w) {
+    if (w == 1)
+      return true;
+    if (inner % w != 0 || w * bytes > 16)
+      return false;
+    for (const BufferSpec *b : buffers)
+      if (b->alignment % (w * bytes) != 0)
+        return false;
+    return true;
+  };
+  v = c.getInt("vec", 0);
+  if (v == 0) {
+    for (v = 16 / bytes; v > 1 && !legal(v); v /= 2) {
+    }
+    c.set("vec", ConfigValue::ofInt(v));
+    return true;
+  }
+  if (!legal(v)) {
+    why = "vec " + std::to_string(v) + " is not legal for these buffers";
+    return false;
+  }
+  return true;
+}
+
 bool checkVec(LaunchSpec &s, const IndexSpace &space, std::string &why) {
   int64_t v = s.config.getInt("vec", 0);
   if (v == 0) {
@@ -172,26 +204,12 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
     int64_t inner = 1;
     for (int64_t d = axis + 1; d < out.rank(); ++d)
       inner *= out.shape[d];
-    int64_t bytes = dtypeBytes(out.dtype);
-    int64_t v = c.getInt("vec", 0);
-    auto legal = [&](int64_t w) {
-      if (w == 1)
-        return true;
-      if (inner % w != 0 || w * bytes > 16)
-        return false;
-      for (const BufferSpec &b : s.inputs)
-        if (b.alignment % (w * bytes) != 0)
-          return false;
-      return out.alignment % (w * bytes) == 0;
-    };
-    if (v == 0) {
-      for (v = 16 / bytes; v > 1 && !legal(v); v /= 2) {
-      }
-      c.set("vec", ConfigValue::ofInt(v));
-    } else if (!legal(v)) {
-      return fail("vec " + std::to_string(v) +
-                  " is not legal for these buffers");
-    }
+    std::vector<const BufferSpec *> moved = {&out};
+    for (const BufferSpec &b : s.inputs)
+      moved.push_back(&b);
+    int64_t v = 1;
+    if (!chooseRunVec(c, inner, dtypeBytes(out.dtype), moved, v, why))
+      return fail(why);
     setGridStride(s, n / v);
     return true;
   }
@@ -358,21 +376,9 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
       int64_t inner = 1;
       for (int64_t d = axis + 1; d < s.inputs[0].rank(); ++d)
         inner *= s.inputs[0].shape[d];
-      int64_t bytes = dtypeBytes(out.dtype);
-      auto legal = [&](int64_t w) {
-        return w == 1 || (inner % w == 0 && w * bytes <= 16 &&
-                          s.inputs[0].alignment % (w * bytes) == 0 &&
-                          out.alignment % (w * bytes) == 0);
-      };
-      v = c.getInt("vec", 0);
-      if (v == 0) {
-        for (v = 16 / bytes; v > 1 && !legal(v); v /= 2) {
-        }
-        c.set("vec", ConfigValue::ofInt(v));
-      } else if (!legal(v)) {
-        return fail("vec " + std::to_string(v) +
-                    " is not legal for these buffers");
-      }
+      if (!chooseRunVec(c, inner, dtypeBytes(out.dtype),
+                        {&s.inputs[0], &out}, v, why))
+        return fail(why);
     }
     setGridStride(s, n / v);
     return true;
