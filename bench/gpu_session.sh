@@ -3,7 +3,8 @@
 # .carry/pack.tar.xz (scripts/make_carry.sh), then runs the steps in $STEPS
 # (comma list, default check,bench,profile,micro):
 #   check    test/gpu/gpu_check.sh (quick: no big-model section) with the node data
-#   bench    bench/run.py $BENCH_ARGS (default --quick) within $BENCH_TIMEOUT s
+#   bench    bench/run.py $BENCH_ARGS (default --quick) within $BENCH_TIMEOUT s; more runs
+#            in $BENCH_ARGS2 and $BENCH_ARGS3 (each within its own timeout, same work dir)
 #   profile  kiln-run --profile on every engine the bench built
 #   micro    bench/micro.py $MICRO_ARGS within $MICRO_TIMEOUT s
 # Everything lands in $OUT/results.tar.gz (the device tool returns few files)
@@ -24,10 +25,16 @@ if has check; then
   echo "== check took $(( $(date +%s) - start )) s"
 fi
 if has bench; then
-  t=$(date +%s)
-  timeout "${BENCH_TIMEOUT:-300}" python3 bench/run.py ${BENCH_ARGS:---quick} --bin "$K/bin" --work /tmp/kiln-bench \
-    --results "$R/bench" 2>&1 | grep -v "Warning\|warn(\|^\[torch.onnx\]\|^  " | tail -n 60
-  echo "== bench took $(( $(date +%s) - t )) s"
+  for i in "" 2 3; do
+    v=BENCH_ARGS$i; tv=BENCH_TIMEOUT$i
+    [ -z "$i" ] || [ -n "${!v:-}" ] || continue
+    args=${!v:---quick}
+    t=$(date +%s)
+    echo "== bench $args"
+    timeout "${!tv:-300}" python3 bench/run.py $args --bin "$K/bin" --work /tmp/kiln-bench \
+      --results "$R/bench" 2>&1 | grep -v "Warning\|warn(\|^\[torch.onnx\]\|^  " | tail -n 60
+    echo "== bench took $(( $(date +%s) - t )) s"
+  done
 fi
 if has profile; then
   mkdir -p "$R/profile"

@@ -6,10 +6,11 @@
 # ONNX node tests that import (node/; the GPU machine's onnx has no test data).
 # On the GPU machine: tar -xJf .carry/pack.tar.xz -C /tmp/kiln, then
 #   test/gpu/gpu_check.sh /tmp/kiln/bin /tmp/kiln/engines OUT [full|quick] /tmp/kiln/node
-# Usage: scripts/make_carry.sh [BUILD_DIR]
+# Usage: [KILN_OPT=-O3] scripts/make_carry.sh [BUILD_DIR]  (engines at KILN_OPT, default -O2)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
+OPT=${KILN_OPT:--O2}
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 mkdir -p "$STAGE/bin" "$STAGE/engines" "$STAGE/node" "$ROOT/.carry"
@@ -27,11 +28,11 @@ x = rng.standard_normal((4, 64)).astype(np.float32)
 np.savez(sys.argv[1] + ".inputs.npz", x=x)
 PY
     "$BUILD/bin/kiln-eval" "$m" --inputs "$STAGE/engines/mlp.inputs.npz" --outputs "$STAGE/engines/mlp.ort.npz"
-    "$BUILD/bin/kilnc" "$m" -O2 -o "$STAGE/engines/mlp.engine"
+    "$BUILD/bin/kilnc" "$m" "$OPT" -o "$STAGE/engines/mlp.engine"
     continue
   fi
   spec=$(python3 -c "import numpy as np,sys; z=np.load(sys.argv[1]); print(','.join(k+'='+'x'.join(map(str,z[k].shape)) for k in z.files))" "$src.inputs.npz")
-  "$BUILD/bin/kilnc" "$m" -O2 --input-shape "$spec" -o "$STAGE/engines/$base.engine"
+  "$BUILD/bin/kilnc" "$m" "$OPT" --input-shape "$spec" -o "$STAGE/engines/$base.engine"
   cp "$src.inputs.npz" "$src.ort.npz" "$STAGE/engines/"
 done
 DATA=$(python3 -c "import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), 'backend/test/data/node'))")

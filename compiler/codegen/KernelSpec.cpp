@@ -1,5 +1,6 @@
 //===- KernelSpec.cpp - Launch descriptions as plain data -----------------===//
 #include "compiler/codegen/KernelSpec.h"
+#include "compiler/codegen/cuda/Layouts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -224,6 +225,15 @@ uint64_t estimateFlops(const LaunchSpec &spec) {
     const auto &a = spec.inputs[0].shape;
     int64_t k = spec.config.getBool("trans_a") ? a[a.size() - 2] : a.back();
     return 2 * out * static_cast<uint64_t>(std::max<int64_t>(k, 0));
+  }
+  if (spec.kind == "attention") {
+    // Q K^T and P V: 2 * Sq * Sk * (D + Dv) per batch.
+    cuda::AttentionLayout l;
+    std::string why;
+    if (!cuda::attentionLayout(spec, l, why))
+      return 0;
+    return 2 * static_cast<uint64_t>(l.b0 * l.b1 * l.sq * l.sk) *
+           static_cast<uint64_t>(l.d + l.dv);
   }
   if (spec.kind == "conv" && spec.inputs.size() >= 2 &&
       spec.inputs[1].rank() >= 2) {

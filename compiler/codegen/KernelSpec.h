@@ -33,6 +33,10 @@
 //                tile_m, tile_n, tile_k, warps_m, warps_n, stage_out (mma:
 //                store the output tile through shared memory; off by default,
 //                not yet checked on a GPU).
+//   attention    scale (the scores' factor), q_perm, k_perm, v_perm, out_perm
+//                (graph.attention's); inputs q, k, v[, bias], f16/bf16, head
+//                dimensions multiples of 16 up to 128. Tuning: block_m (64,
+//                128: query rows per block), block_n (32, 64: keys per step).
 //   conv         strides, pads, dilations, group; inputs x, w[, bias].
 //   pool         op: "max"|"average", kernel_shape, strides, pads, dilations,
 //                count_include_pad.
@@ -43,9 +47,9 @@
 //                every value indexed by the output's coordinates, inputs
 //                broadcast (numpy) to the output. Tuning: vec.
 //
-// Every kind but reduce-"row", softmax-"row", layer_norm and matmul uses a
-// grid-stride loop, so any grid is correct for it; the others need the grid
-// configureLaunch computes.
+// Every kind but reduce-"row", softmax-"row", layer_norm, matmul and attention
+// uses a grid-stride loop, so any grid is correct for it; the others need the
+// grid configureLaunch computes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_COMPILER_CODEGEN_KERNELSPEC_H

@@ -1143,6 +1143,46 @@ Tensor evalTrilu(const Tensor &x, int64_t k, bool upper) {
 // Dispatch
 //===----------------------------------------------------------------------===//
 
+/// graph.attention as the unfused ops it replaces (each step rounded to the
+/// element type), so a raised function evaluates bit for bit as before.
+Tensor evalAttention(graph::AttentionOp op, ArrayRef<Tensor> in,
+                     ArrayRef<int64_t> outShape) {
+  auto permuted = [](const Tensor &t, ArrayRef<int64_t> perm) {
+    SmallVector<int64_t> shape;
+    for (int64_t p : perm)
+      shape.push_back(t.shape()[p]);
+    return evalTranspose(t, perm, shape);
+  };
+  Tensor q = permuted(in[0], op.getQPerm());
+  Tensor v = permuted(in[2], op.getVPerm());
+  // K^T: the canonical K with its last two axes swapped.
+  SmallVector<int64_t> kt(op.getKPerm());
+  std::swap(kt[kt.size() - 1], kt[kt.size() - 2]);
+  Tensor k = permuted(in[1], kt);
+  const int64_t rank = q.rank();
+  SmallVector<int64_t> scoresShape(q.shape().begin(), q.shape().end() - 1);
+  scoresShape.push_back(k.shape().back());
+  const DType t = q.dtype();
+  Tensor s = evalMatMul(q, k, scoresShape);
+  if (FloatAttr scale = op.getScaleAttr()) {
+    Tensor c(t, {});
+    c.setDouble(0, scale.getValueAsDouble());
+    c.normalize();
+    s = evalBinary(op.getScaleDivides() ? Bin::Div : Bin::Mul, s, c, t,
+                   scoresShape);
+  }
+  if (in.size() > 3)
+    s = evalBinary(Bin::Add, s, in[3], t, scoresShape);
+  if (op.getSoftmaxF32())
+    s = evalCast(evalSoftmax(evalCast(s, DType::F32), rank - 1, false), t);
+  else
+    s = evalSoftmax(s, rank - 1, false);
+  SmallVector<int64_t> canonOut(scoresShape.begin(), scoresShape.end() - 1);
+  canonOut.push_back(v.shape().back());
+  Tensor o = evalMatMul(s, v, canonOut);
+  return evalTranspose(o, op.getOutPerm(), outShape);
+}
+
 FailureOr<Tensor> evalGraphOp(Operation *op, ArrayRef<Tensor> in, DType outType,
                               ArrayRef<int64_t> outShape) {
   if (auto k = binaryKind(op))
@@ -1195,6 +1235,9 @@ FailureOr<Tensor> evalGraphOp(Operation *op, ArrayRef<Tensor> in, DType outType,
       })
       .Case([&](graph::LogSoftmaxOp) -> Result {
         return evalSoftmax(in[0], axisOf(), true);
+      })
+      .Case([&](graph::AttentionOp a) -> Result {
+        return evalAttention(a, in, outShape);
       })
       .Case([&](graph::LayerNormOp l) -> Result {
         return evalLayerNorm(l, in[0], in[1], in.size() > 2 ? &in[2] : nullptr);
@@ -1287,7 +1330,7 @@ bool canEvaluate(Operation *op) {
       graph::WhereOp, graph::ReduceSumOp, graph::ReduceMeanOp,
       graph::ReduceMaxOp, graph::ReduceMinOp, graph::ReduceProdOp,
       graph::SoftmaxOp, graph::LogSoftmaxOp, graph::LayerNormOp,
-      graph::BatchNormOp, graph::MatMulOp, graph::GemmOp, graph::ConvOp,
+      graph::AttentionOp, graph::BatchNormOp, graph::MatMulOp, graph::GemmOp, graph::ConvOp,
       graph::MaxPoolOp, graph::AveragePoolOp, graph::GatherOp,
       graph::GatherElementsOp, graph::GatherNDOp, graph::ReshapeOp, graph::TransposeOp,
       graph::ExpandOp, graph::ConcatOp, graph::SliceOp, graph::TriluOp>(op);

@@ -429,6 +429,20 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
                        {"epsilon", f64(l.getEpsilonAttr().getValueAsDouble())}}),
             SmallVector<Value>(l->getOperands()));
       })
+      .Case([&](graph::AttentionOp a) {
+        // The kernel multiplies the scores by one factor.
+        double scale =
+            a.getScaleAttr() ? a.getScaleAttr().getValueAsDouble() : 1.0;
+        if (a.getScaleDivides())
+          scale = 1.0 / scale;
+        return allocAndLaunch(a, "attention",
+                              cfg({{"scale", f64(scale)},
+                                   {"q_perm", ints(a.getQPerm())},
+                                   {"k_perm", ints(a.getKPerm())},
+                                   {"v_perm", ints(a.getVPerm())},
+                                   {"out_perm", ints(a.getOutPerm())}}),
+                              SmallVector<Value>(a->getOperands()));
+      })
       .Case([&](graph::BatchNormOp n) {
         return allocAndLaunch(
             n, "batch_norm",

@@ -8,13 +8,16 @@
 namespace kiln {
 
 static const OptLevelConfig kOptLevels[] = {
-    // level, canonicalize, foldConstants, fuse, epilogues, raiseNorms, summary
-    {0, false, false, false, false, false, "import only: shape subgraphs folded, nothing else"},
-    {1, true, true, false, false, false, "canonicalize and fold constants"},
-    {2, true, true, true, false, false, "-O1 and elementwise fusion"},
-    // Matmul epilogues and raised RMSNorm join -O2 once a GPU run has checked
-    // them (they are checked by the evaluator and compiled by NVRTC in CI).
-    {3, true, true, true, true, true, "-O2, matmul epilogues and single-kernel RMSNorm"},
+    // level, canonicalize, foldConstants, fuse, epilogues, raiseNorms,
+    // attention, summary
+    {0, false, false, false, false, false, false, "import only: shape subgraphs folded, nothing else"},
+    {1, true, true, false, false, false, false, "canonicalize and fold constants"},
+    {2, true, true, true, false, false, false, "-O1 and elementwise fusion"},
+    // Matmul epilogues, raised RMSNorm and flash attention join -O2 once a
+    // GPU run has checked them (they are checked by the evaluator and
+    // compiled by NVRTC in CI).
+    {3, true, true, true, true, true, true,
+     "-O2, matmul epilogues, single-kernel RMSNorm, flash attention"},
 };
 
 const OptLevelConfig &optLevelConfig(unsigned level) {
@@ -41,6 +44,9 @@ void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level,
     if (cfg.canonicalize)
       pm.addPass(mlir::createCanonicalizerPass());
   }
+  // After the conversion: only half-precision attention is raised.
+  if (cfg.attention)
+    pm.addPass(createRaiseAttentionPass());
   if (cfg.fuse) {
     FusePassOptions fuse;
     fuse.epilogues = cfg.epilogues;

@@ -103,6 +103,21 @@ def RaiseNormsPass : Pass<"kiln-raise-norms", "mlir::ModuleOp"> {
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }
 
+def RaiseAttentionPass : Pass<"kiln-raise-attention", "mlir::ModuleOp"> {
+  let summary = "replace matmul-softmax-matmul attention by graph.attention";
+  let description = [{
+    Matches `MatMul(Q, K^T)`, an optional scaling by a scalar constant
+    (Mul or Div), an optional additive mask, Softmax over the last axis
+    (or Cast to f32, Softmax, Cast back) and `MatMul(., V)`, every
+    intermediate used once, on f16/bf16 operands with head dimensions
+    multiples of 16 up to 128, and replaces it by one `graph.attention`
+    (one flash-attention kernel). Transposes that feed Q, K and V, and a
+    transpose that is the result's only user, fold into the op's
+    permutations when they keep the head dimension innermost.
+  }];
+  let dependentDialects = ["kiln::graph::GraphDialect"];
+}
+
 def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
   let summary = "compute an f32 model in f16 or bf16 (kilnc --precision)";
   let description = [{

@@ -8,6 +8,7 @@
 // single-pass row kernel instead of five or six launches.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/transforms/MatchUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "dialects/graph/GraphOps.h"
 
@@ -27,33 +28,8 @@ namespace g = kiln::graph;
 
 namespace {
 
-/// The value of a splat float constant, if `v` is one.
-std::optional<double> splatValue(Value v) {
-  auto c = v.getDefiningOp<g::ConstantOp>();
-  if (!c)
-    return std::nullopt;
-  auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
-  if (!dense || !dense.isSplat() ||
-      !isa<FloatType>(dense.getElementType()))
-    return std::nullopt;
-  return dense.getSplatValue<APFloat>().convertToDouble();
-}
-
-/// `op`'s operands as (a, b) with `pred(b)` true, trying both orders.
-template <class Pred>
-bool splitOperands(Operation *op, Value &a, Value &b, Pred pred) {
-  if (op->getNumOperands() != 2)
-    return false;
-  for (int i = 0; i < 2; ++i) {
-    Value x = op->getOperand(i), y = op->getOperand(1 - i);
-    if (pred(y)) {
-      a = x;
-      b = y;
-      return true;
-    }
-  }
-  return false;
-}
+using kiln::match::splatValue;
+using kiln::match::splitOperands;
 
 bool singleUse(Value v) { return v.hasOneUse(); }
 

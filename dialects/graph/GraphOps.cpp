@@ -389,6 +389,89 @@ LogicalResult LayerNormOp::verify() {
   return success();
 }
 
+/// The shape of `t` with its axes permuted by `perm` (out[i] = in[perm[i]]),
+/// or failure when `perm` is not a permutation keeping the last axis last.
+static FailureOr<SmallVector<int64_t>> attentionCanonical(ArrayRef<int64_t> t,
+                                                          ArrayRef<int64_t> perm) {
+  if (perm.size() != t.size() || t.empty() || perm.back() != (int64_t)t.size() - 1)
+    return failure();
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> out;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= (int64_t)t.size() || seen[p])
+      return failure();
+    seen[p] = true;
+    out.push_back(t[p]);
+  }
+  return out;
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(requireStatic(*this)))
+    return failure();
+  Type et = getQ().getType().getElementType();
+  if (!isFloatType(et))
+    return emitOpError() << "requires floating-point operands";
+  for (Value v : {getK(), getV(), getBias()})
+    if (v && tensorType(v).getElementType() != et)
+      return emitOpError() << "operands must share one element type";
+  int64_t rank = getQ().getType().getRank();
+  if (rank != 3 && rank != 4)
+    return emitOpError() << "takes operands of rank 3 or 4";
+  SmallVector<SmallVector<int64_t>> canon;
+  const char *names[] = {"q_perm", "k_perm", "v_perm"};
+  Value ops[] = {getQ(), getK(), getV()};
+  ArrayRef<int64_t> perms[] = {getQPerm(), getKPerm(), getVPerm()};
+  for (int i = 0; i < 3; ++i) {
+    auto c = attentionCanonical(tensorType(ops[i]).getShape(), perms[i]);
+    if (failed(c) || (int64_t)c->size() != rank)
+      return emitOpError() << names[i]
+                           << " must permute the operand's axes keeping the "
+                              "last one last";
+    canon.push_back(*c);
+  }
+  ArrayRef<int64_t> q = canon[0], k = canon[1], v = canon[2];
+  ArrayRef<int64_t> batch = q.drop_back(2);
+  if (k.drop_back(2) != batch || v.drop_back(2) != batch)
+    return emitOpError() << "q, k and v must have equal batch axes, got "
+                         << shapeString(q) << ", " << shapeString(k) << ", "
+                         << shapeString(v);
+  if (k.back() != q.back())
+    return emitOpError() << "q and k must have one head dimension";
+  if (v[rank - 2] != k[rank - 2])
+    return emitOpError() << "k and v must have one sequence length";
+  SmallVector<int64_t> scores(batch), out(batch);
+  scores.append({q[rank - 2], k[rank - 2]});
+  out.append({q[rank - 2], v.back()});
+  if (Value b = getBias()) {
+    auto bs = broadcastShapes(scores, tensorType(b).getShape());
+    if (tensorType(b).getRank() > rank || failed(bs) ||
+        ArrayRef<int64_t>(*bs) != ArrayRef<int64_t>(scores))
+      return emitOpError() << "bias shape "
+                           << shapeString(tensorType(b).getShape())
+                           << " does not broadcast to the scores' shape "
+                           << shapeString(scores);
+  }
+  // The result is the canonical output permuted by out_perm.
+  SmallVector<int64_t> expected;
+  ArrayRef<int64_t> op = getOutPerm();
+  if ((int64_t)op.size() != rank || op.back() != rank - 1)
+    return emitOpError()
+           << "out_perm must permute the output's axes keeping the last one last";
+  SmallVector<bool> seen(rank, false);
+  for (int64_t p : op) {
+    if (p < 0 || p >= rank || seen[p])
+      return emitOpError() << "out_perm is not a permutation";
+    seen[p] = true;
+    expected.push_back(out[p]);
+  }
+  if (failed(verifyResultElementType(*this, et)))
+    return failure();
+  if (getScaleDivides() && !getScale())
+    return emitOpError() << "scale_divides needs a scale";
+  return verifyResultShape(*this, expected);
+}
+
 LogicalResult BatchNormOp::verify() {
   if (failed(requireStatic(*this)))
     return failure();

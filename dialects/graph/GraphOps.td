@@ -272,6 +272,45 @@ def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
+  let summary = "scaled dot-product attention (one flash-attention kernel)";
+  let description = [{
+    Raised by `kiln-raise-attention` from the matmul / scale / mask / softmax
+    / matmul chain exporters write. With the canonical operands
+    `Q = transpose(q, q_perm)` ([batch..., Sq, D]), `K = transpose(k, k_perm)`
+    ([batch..., Sk, D]) and `V = transpose(v, v_perm)` ([batch..., Sk, Dv]),
+    all of rank 3 or 4 with equal batch axes, the result is
+    `transpose(softmax(S) @ V, out_perm)` where `S = Q @ K^T`, then
+    `S * scale` (or `S / scale` with `scale_divides`; no scaling without
+    `scale`), then `S + bias` (bias broadcasts to [batch..., Sq, Sk]). Each
+    step rounds to the element type as the unfused ops would, which is how
+    the evaluator computes it; with `softmax_f32` the softmax runs on S cast
+    to f32 and its result is cast back, as exporters of half-precision
+    models write it. Every perm keeps the last axis last (the head dimension
+    stays contiguous), so the kernel reads the operands where they are.
+
+    ```mlir
+    %o = graph.attention %q, %k, %v, %mask {scale = 1.250000e-01 : f64,
+        q_perm = array<i64: 0, 2, 1, 3>, k_perm = array<i64: 0, 2, 1, 3>,
+        v_perm = array<i64: 0, 2, 1, 3>, out_perm = array<i64: 0, 2, 1, 3>}
+        : tensor<2x128x12x64xf16>, tensor<2x128x12x64xf16>,
+          tensor<2x128x12x64xf16>, tensor<2x1x128x128xf16>
+        -> tensor<2x128x12x64xf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$q, AnyRankedTensor:$k,
+                   AnyRankedTensor:$v, Optional<AnyRankedTensor>:$bias,
+                   OptionalAttr<F64Attr>:$scale, UnitAttr:$scale_divides,
+                   UnitAttr:$softmax_f32, DenseI64ArrayAttr:$q_perm,
+                   DenseI64ArrayAttr:$k_perm, DenseI64ArrayAttr:$v_perm,
+                   DenseI64ArrayAttr:$out_perm);
+  let results = (outs AnyRankedTensor:$output);
+  let assemblyFormat = "$q `,` $k `,` $v (`,` $bias^)? attr-dict `:` "
+                       "type($q) `,` type($k) `,` type($v) (`,` type($bias)^)? "
+                       "`->` type($output)";
+  let hasVerifier = 1;
+}
+
 def Graph_BatchNormOp : Graph_Op<"batch_norm", [Pure]> {
   let summary = "inference batch normalization over channel axis 1";
   let description = [{

@@ -5,7 +5,8 @@
 # *.inputs.npz and *.ort.npz beside them), and generates its models with torch.
 # NODE_DATA: the ONNX node tests (the GPU machine's onnx package has none;
 # scripts/make_carry.sh packs them). Default: the onnx package's own.
-# Usage (repo root): test/gpu/gpu_check.sh BIN ENGINES OUT [full|quick] [NODE_DATA]
+# MODE: full (all sections), quick (no big-model section), engines (unit tests and engines only).
+# Usage (repo root): test/gpu/gpu_check.sh BIN ENGINES OUT [full|quick|engines] [NODE_DATA]
 set -uo pipefail
 BIN=${1:?bin dir}; ENGINES=${2:?engines dir}; OUT=${3:?out dir}; MODE=${4:-full}; NODE_DATA=${5:-}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -37,11 +38,13 @@ for e in "$ENGINES"/*.engine; do
 done
 note "CPU-built engines on the GPU: $pass passed, $fail failed"
 
+if [ "$MODE" != engines ]; then
 echo "== 3. ONNX node suite as engines on the GPU"
 timeout ${KILN_NODE_TIMEOUT:-200} python3 "$ROOT/test/conformance/node_suite.py" --kilnc "$BIN/kilnc" --kiln-run "$BIN/kiln-run" \
   ${NODE_DATA:+--data "$NODE_DATA"} --evaluate --backend gpu -j 16 --json "$OUT/node-gpu.json" > "$OUT/node-gpu.log" 2>&1
 tail -n 80 "$OUT/node-gpu.log"
 note "node suite (GPU): $(grep '^evaluate:' "$OUT/node-gpu.log")"
+fi
 
 if [ "$MODE" = full ]; then
   echo "== 4. BERT-base / GPT-2 small, fp32"

@@ -25,6 +25,8 @@ bool emitKernelSource(const LaunchSpec &spec, KernelSource &out,
     return emitLayerNorm(spec, out, error);
   if (k == "matmul")
     return emitMatmul(spec, out, error);
+  if (k == "attention")
+    return emitAttention(spec, out, error);
   if (k == "conv")
     return emitConv(spec, out, error);
   if (k == "pool")

@@ -82,6 +82,11 @@ bool emitSoftmax(const LaunchSpec &spec, KernelSource &out, std::string &error);
 bool emitLayerNorm(const LaunchSpec &spec, KernelSource &out,
                    std::string &error);
 bool emitMatmul(const LaunchSpec &spec, KernelSource &out, std::string &error);
+bool emitAttention(const LaunchSpec &spec, KernelSource &out,
+                   std::string &error);
+/// configureLaunch for kind "attention" (EmitAttention.cpp: the block shape
+/// also fixes the kernel's shared-memory tiles).
+bool configureAttention(LaunchSpec &spec, std::string &error);
 bool emitConv(const LaunchSpec &spec, KernelSource &out, std::string &error);
 bool emitPool(const LaunchSpec &spec, KernelSource &out, std::string &error);
 bool emitGather(const LaunchSpec &spec, KernelSource &out, std::string &error);

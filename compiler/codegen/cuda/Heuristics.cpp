@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/KernelSpec.h"
+#include "compiler/codegen/cuda/EmitterSupport.h"
 #include "compiler/codegen/cuda/IndexSpace.h"
 #include "compiler/codegen/cuda/Layouts.h"
 
@@ -114,6 +115,8 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
   };
   if (s.outputs.size() != 1)
     return fail("expects exactly one output buffer");
+  if (s.kind == "attention")
+    return configureAttention(s, error);
   const BufferSpec &out = s.outputs[0];
   const int64_t n = out.numElements();
   Config &c = s.config;

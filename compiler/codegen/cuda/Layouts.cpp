@@ -137,4 +137,91 @@ bool matmulLayout(const LaunchSpec &spec, MatmulLayout &l, std::string &error) {
   return true;
 }
 
+bool attentionLayout(const LaunchSpec &s, AttentionLayout &l,
+                     std::string &error) {
+  if (s.inputs.size() != 3 && s.inputs.size() != 4)
+    return error = "attention takes q, k, v and an optional bias", false;
+  const int64_t rank = s.outputs[0].rank();
+  if (rank != 3 && rank != 4)
+    return error = "attention takes operands of rank 3 or 4", false;
+  // Canonical strides of buffer `b` read through `perm` (canonical axis i is
+  // the buffer's axis perm[i]), padded to [b0, b1, seq, head].
+  auto canonical = [&](const BufferSpec &b, const std::vector<int64_t> &perm,
+                       std::array<int64_t, 4> &strides,
+                       std::array<int64_t, 4> &dims, const char *what) {
+    if (b.rank() != rank || (int64_t)perm.size() != rank)
+      return error = std::string(what) + " has the wrong rank", false;
+    std::vector<int64_t> st = rowMajorStrides(b.shape);
+    std::vector<bool> seen(rank, false);
+    strides = {0, 0, 0, 0};
+    dims = {1, 1, 1, 1};
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t p = perm[i];
+      if (p < 0 || p >= rank || seen[p])
+        return error = std::string(what) + "_perm is not a permutation", false;
+      seen[p] = true;
+      strides[4 - rank + i] = st[p];
+      dims[4 - rank + i] = b.shape[p];
+    }
+    if (perm.back() != rank - 1)
+      return error = std::string(what) + "_perm must keep the head axis last",
+             false;
+    return true;
+  };
+  std::array<int64_t, 4> qd, kd, vd, od;
+  if (!canonical(s.inputs[0], s.config.getInts("q_perm"), l.q, qd, "q") ||
+      !canonical(s.inputs[1], s.config.getInts("k_perm"), l.k, kd, "k") ||
+      !canonical(s.inputs[2], s.config.getInts("v_perm"), l.v, vd, "v"))
+    return false;
+  // The output buffer is the canonical output permuted by out_perm: its
+  // axis i is canonical axis out_perm[i].
+  std::vector<int64_t> operm = s.config.getInts("out_perm");
+  if ((int64_t)operm.size() != rank || operm.back() != rank - 1)
+    return error = "out_perm must permute the output keeping the head axis last",
+           false;
+  {
+    std::vector<int64_t> st = rowMajorStrides(s.outputs[0].shape);
+    std::vector<bool> seen(rank, false);
+    l.out = {0, 0, 0, 0};
+    od = {1, 1, 1, 1};
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t c = operm[i];
+      if (c < 0 || c >= rank || seen[c])
+        return error = "out_perm is not a permutation", false;
+      seen[c] = true;
+      l.out[4 - rank + c] = st[i];
+      od[4 - rank + c] = s.outputs[0].shape[i];
+    }
+  }
+  l.b0 = qd[0];
+  l.b1 = qd[1];
+  l.sq = qd[2];
+  l.d = qd[3];
+  l.sk = kd[2];
+  l.dv = vd[3];
+  if (kd[0] != l.b0 || kd[1] != l.b1 || vd[0] != l.b0 || vd[1] != l.b1 ||
+      kd[3] != l.d || vd[2] != l.sk || od[0] != l.b0 || od[1] != l.b1 ||
+      od[2] != l.sq || od[3] != l.dv)
+    return error = "q, k, v and the output do not form an attention", false;
+  for (const BufferSpec &b : s.inputs)
+    if (b.dtype != s.outputs[0].dtype)
+      return error = "attention operands must share the output's dtype", false;
+  l.hasBias = s.inputs.size() == 4;
+  l.bias = {0, 0, 0, 0};
+  if (l.hasBias) {
+    const BufferSpec &b = s.inputs[3];
+    if (b.rank() > rank)
+      return error = "the bias has a higher rank than the scores", false;
+    std::array<int64_t, 4> scores = {l.b0, l.b1, l.sq, l.sk};
+    std::vector<int64_t> st = rowMajorStrides(b.shape);
+    for (int64_t i = 0; i < b.rank(); ++i) {
+      int64_t axis = 4 - b.rank() + i, dim = b.shape[i];
+      if (dim != 1 && dim != scores[axis])
+        return error = "the bias does not broadcast to the scores", false;
+      l.bias[axis] = dim == 1 ? 0 : st[i];
+    }
+  }
+  return true;
+}
+
 } // namespace kiln::codegen::cuda

@@ -10,6 +10,7 @@
 
 #include "compiler/codegen/KernelSpec.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -55,6 +56,22 @@ struct MatmulLayout {
 /// Fails with `error` when the buffers do not form a matmul.
 bool matmulLayout(const LaunchSpec &spec, MatmulLayout &layout,
                   std::string &error);
+
+/// Attention (kind "attention", inputs q, k, v[, bias]): each operand's
+/// element strides along the canonical axes [batch..., seq, head] (from its
+/// buffer shape and `*_perm`), the bias's along [batch..., Sq, Sk] (0 where
+/// it broadcasts), the output's along [batch..., Sq, Dv]. Batch axes are
+/// padded to two (a leading axis of size 1 for rank 3).
+struct AttentionLayout {
+  int64_t b0 = 1, b1 = 1, sq = 0, sk = 0, d = 0, dv = 0;
+  /// {b0, b1, seq, head} strides.
+  std::array<int64_t, 4> q{}, k{}, v{}, out{}, bias{};
+  bool hasBias = false;
+};
+/// Fails with `error` when the buffers and perms do not form an attention
+/// with contiguous head dimensions.
+bool attentionLayout(const LaunchSpec &spec, AttentionLayout &layout,
+                     std::string &error);
 
 } // namespace kiln::codegen::cuda
 

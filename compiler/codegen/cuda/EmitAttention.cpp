@@ -1,0 +1,129 @@
+//===- EmitAttention.cpp - Flash attention launches -----------------------===//
+//
+// Instantiates kernels/attention.cuh for one `attention` launch: the
+// canonical strides of q, k, v, the bias and the output (Layouts.h) baked
+// into the traits, and the block shape (BM query rows, BN keys per step),
+// which also fixes the shared-memory tiles, so its heuristic lives here too.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/codegen/cuda/EmitterSupport.h"
+#include "compiler/codegen/cuda/Layouts.h"
+
+#include <cmath>
+
+namespace kiln::codegen::cuda {
+
+namespace {
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+} // namespace
+
+bool configureAttention(LaunchSpec &s, std::string &error) {
+  auto fail = [&](const std::string &msg) {
+    error = "launch @" + s.name + " (attention): " + msg;
+    return false;
+  };
+  AttentionLayout l;
+  std::string why;
+  if (!attentionLayout(s, l, why))
+    return fail(why);
+  const DType t = s.outputs[0].dtype;
+  if (t != DType::F16 && t != DType::BF16)
+    return fail("the flash-attention kernel takes f16 or bf16");
+  auto legal = [](int64_t d) { return d % 16 == 0 && d >= 16 && d <= 128; };
+  if (!legal(l.d) || !legal(l.dv))
+    return fail("head dimensions must be multiples of 16 up to 128");
+  if (s.outputs[0].alignment % 4 != 0)
+    return fail("the output must be 4-byte aligned");
+  Config &c = s.config;
+  const int64_t batches = l.b0 * l.b1;
+  // 8 warps (128 rows) only where that still makes two blocks per SM of an
+  // H200; keys per step so two K/V stages fit in 48 KiB of static shared
+  // memory.
+  if (!c.has("block_m"))
+    c.set("block_m", ConfigValue::ofInt(
+                         l.sq >= 128 && batches * ceilDiv(l.sq, 128) >= 264
+                             ? 128
+                             : 64));
+  if (!c.has("block_n"))
+    c.set("block_n",
+          ConfigValue::ofInt(std::max(l.d, l.dv) <= 64 ? 64 : 32));
+  const int64_t bm = c.getInt("block_m"), bn = c.getInt("block_n");
+  if (bm != 64 && bm != 128)
+    return fail("block_m must be 64 or 128");
+  if (bn != 32 && bn != 64)
+    return fail("block_n must be 32 or 64");
+  const int64_t smemBytes =
+      2 * std::max(bm * (l.d + 8), 2 * bn * (l.d + 8 + l.dv + 8));
+  if (smemBytes > 48 * 1024)
+    return fail("block_m/block_n need " + std::to_string(smemBytes) +
+                " bytes of shared memory (at most 49152)");
+  s.block = {32 * bm / 16, 1, 1};
+  s.grid = {batches * ceilDiv(l.sq, bm), 1, 1};
+  s.smem = 0;
+  return true;
+}
+
+bool emitAttention(const LaunchSpec &s, KernelSource &out,
+                   std::string &error) {
+  AttentionLayout l;
+  std::string why;
+  if (!attentionLayout(s, l, why))
+    return emitError(s, error, why);
+  const DType t = s.outputs[0].dtype;
+  if (t != DType::F16 && t != DType::BF16)
+    return emitError(s, error, "the flash-attention kernel takes f16 or bf16");
+  const std::string T = cudaTypeName(t);
+  auto lit = [](int64_t v) { return intLiteral(v); };
+  // 16-byte loads: every row start a multiple of 8 elements from a 16-byte
+  // aligned buffer.
+  auto vecOk = [&](const BufferSpec &b, const std::array<int64_t, 4> &st) {
+    return b.alignment % 16 == 0 && st[0] % 8 == 0 && st[1] % 8 == 0 &&
+           st[2] % 8 == 0;
+  };
+  const bool qVec = vecOk(s.inputs[0], l.q);
+  const bool kvVec = vecOk(s.inputs[1], l.k) && vecOk(s.inputs[2], l.v);
+  const double scale = s.config.getFloat("scale", 1.0);
+
+  std::ostringstream os;
+  os << kernelPrologue(s, {"matmul.cuh", "attention.cuh"});
+  os << "struct P {\n";
+  os << "  typedef " << T << " T;\n  typedef " << T << " BT;\n";
+  os << "  static constexpr int BM = " << s.config.getInt("block_m")
+     << ", BN = " << s.config.getInt("block_n") << ", D = " << l.d
+     << ", DV = " << l.dv << ";\n";
+  os << "  static constexpr kiln::i64 Z = " << lit(l.b0 * l.b1)
+     << ", SQ = " << lit(l.sq) << ", SK = " << lit(l.sk) << ";\n";
+  os << "  static constexpr kiln::i64 Q_LD = " << lit(l.q[2])
+     << ", K_LD = " << lit(l.k[2]) << ", V_LD = " << lit(l.v[2])
+     << ", O_LD = " << lit(l.out[2]) << ";\n";
+  os << "  static constexpr bool Q_VEC = " << (qVec ? "true" : "false")
+     << ", KV_VEC = " << (kvVec ? "true" : "false")
+     << ", HAS_BIAS = " << (l.hasBias ? "true" : "false") << ";\n";
+  os << "  static constexpr float SCALE_LOG2 = "
+     << floatLiteral(scale * 1.4426950408889634, true) << ";\n";
+  auto base = [&](const char *name, const std::array<int64_t, 4> &st) {
+    os << "  __device__ static __forceinline__ kiln::i64 " << name
+       << "(kiln::i64 z) { return (z / " << lit(l.b1) << ") * " << lit(st[0])
+       << " + (z % " << lit(l.b1) << ") * " << lit(st[1]) << "; }\n";
+  };
+  base("q_base", l.q);
+  base("k_base", l.k);
+  base("v_base", l.v);
+  base("o_base", l.out);
+  os << "  __device__ static __forceinline__ kiln::i64 bias_off(kiln::i64 z, "
+        "kiln::i64 i, kiln::i64 j) { return (z / "
+     << lit(l.b1) << ") * " << lit(l.bias[0]) << " + (z % " << lit(l.b1)
+     << ") * " << lit(l.bias[1]) << " + i * " << lit(l.bias[2]) << " + j * "
+     << lit(l.bias[3]) << "; }\n";
+  os << "};\n\n";
+  out.entry = "kiln_attention";
+  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
+     << out.entry << "(" << kernelParams(s) << ") {\n";
+  os << "  kiln::att::flash<P>(in0, in1, in2, "
+     << (l.hasBias ? "in3" : "static_cast<const P::BT *>(nullptr)")
+     << ", out0);\n}\n";
+  out.source = os.str();
+  return true;
+}
+
+} // namespace kiln::codegen::cuda

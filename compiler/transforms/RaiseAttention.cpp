@@ -1,0 +1,214 @@
+//===- RaiseAttention.cpp - Attention subgraphs into graph.attention ------===//
+//
+// Exporters write scaled dot-product attention out as
+//   MatMul(Q, K^T) -> [Mul|Div by a scalar] -> [Add mask] -> Softmax(last)
+//   -> MatMul(., V)
+// (in half precision often with the softmax between casts to f32 and back),
+// with the head split/merge transposes around it. kiln-raise-attention
+// replaces the chain by one `graph.attention`, folding those transposes into
+// its operand permutations, so the whole thing is one flash-attention kernel
+// that never writes the scores to memory.
+//
+// When it pays (the one place this pass decides; `attentionWorthRaising`):
+// half-precision operands (the kernel runs on tensor cores; f32 attention
+// stays unfused), head dimensions multiples of 16 up to 128 (the kernel's
+// fragment and shared-memory shapes), every intermediate used once (the
+// scores are not needed elsewhere).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/transforms/MatchUtils.h"
+#include "compiler/transforms/Passes.h"
+#include "dialects/graph/GraphOps.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace kiln {
+#define GEN_PASS_DEF_RAISEATTENTIONPASS
+#include "compiler/transforms/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+namespace g = kiln::graph;
+
+namespace {
+
+RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+bool attentionWorthRaising(Type elementType, int64_t headDim, int64_t valueDim) {
+  auto legalDim = [](int64_t d) { return d % 16 == 0 && d >= 16 && d <= 128; };
+  return (elementType.isF16() || elementType.isBF16()) && legalDim(headDim) &&
+         legalDim(valueDim);
+}
+
+SmallVector<int64_t> identity(int64_t rank) {
+  SmallVector<int64_t> p;
+  for (int64_t i = 0; i < rank; ++i)
+    p.push_back(i);
+  return p;
+}
+
+/// `v` read through `perm` (canonical axis i = v's axis perm[i]); when `v` is
+/// a transpose keeping the last axis last, its input read through the
+/// composed permutation instead.
+void foldTranspose(Value &v, SmallVector<int64_t> &perm,
+                   SmallVectorImpl<Location> &locs) {
+  auto t = v.getDefiningOp<g::TransposeOp>();
+  if (!t)
+    return;
+  SmallVector<int64_t> composed;
+  for (int64_t p : perm)
+    composed.push_back(t.getPerm()[p]);
+  if (composed.back() != (int64_t)composed.size() - 1)
+    return;
+  v = t.getInput();
+  perm = composed;
+  locs.push_back(t.getLoc());
+}
+
+struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(g::MatMulOp pv,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Location> locs;
+    // pv = matmul(P, V), P = softmax(x) or cast(softmax(cast(x) : f32)).
+    Value p = pv.getLhs(), v = pv.getRhs();
+    auto outType = cast<RankedTensorType>(pv.getType());
+    const int64_t rank = outType.getRank();
+    if ((rank != 3 && rank != 4) || tensorOf(p).getRank() != rank ||
+        tensorOf(v).getRank() != rank || !p.hasOneUse())
+      return failure();
+    Type et = outType.getElementType();
+    bool softmaxF32 = false;
+    Value x;
+    Operation *pOp = p.getDefiningOp();
+    if (auto back = dyn_cast_or_null<g::CastOp>(pOp)) {
+      auto sm = back.getInput().getDefiningOp<g::SoftmaxOp>();
+      if (!sm || !sm->hasOneUse() || !tensorOf(sm).getElementType().isF32())
+        return failure();
+      auto up = sm.getInput().getDefiningOp<g::CastOp>();
+      if (!up || !up->hasOneUse() || tensorOf(up.getInput()).getElementType() != et)
+        return failure();
+      if (sm.getAxis() != rank - 1)
+        return failure();
+      locs.append({up.getLoc(), sm.getLoc(), back.getLoc()});
+      x = up.getInput();
+      softmaxF32 = true;
+    } else if (auto sm = dyn_cast_or_null<g::SoftmaxOp>(pOp)) {
+      if (sm.getAxis() != rank - 1)
+        return failure();
+      locs.push_back(sm.getLoc());
+      x = sm.getInput();
+    } else {
+      return failure();
+    }
+    if (tensorOf(x).getElementType() != et || !x.hasOneUse())
+      return failure();
+    // x = s [* c | / c] [+ bias].
+    Value bias;
+    if (auto add = x.getDefiningOp<g::AddOp>()) {
+      Value s, b;
+      auto scoreLike = [&](Value w) {
+        return w.getDefiningOp<g::MatMulOp>() || w.getDefiningOp<g::MulOp>() ||
+               w.getDefiningOp<g::DivOp>();
+      };
+      // The scores are the operand of the result's type made by the chain.
+      if (!kiln::match::splitOperands(add, b, s, [&](Value w) {
+            return w.getType() == x.getType() && scoreLike(w) && w.hasOneUse();
+          }))
+        return failure();
+      bias = b;
+      locs.push_back(add.getLoc());
+      x = s;
+    }
+    std::optional<double> scale;
+    bool divides = false;
+    auto scalar = [](Value w) {
+      return tensorOf(w).getNumElements() == 1 &&
+             kiln::match::splatValue(w).has_value();
+    };
+    if (auto mul = x.getDefiningOp<g::MulOp>()) {
+      Value s, c;
+      if (!kiln::match::splitOperands(mul, s, c, scalar) || s.getType() != x.getType() ||
+          !s.hasOneUse())
+        return failure();
+      scale = kiln::match::splatValue(c);
+      locs.push_back(mul.getLoc());
+      x = s;
+    } else if (auto div = x.getDefiningOp<g::DivOp>()) {
+      if (!scalar(div.getRhs()) || div.getLhs().getType() != x.getType() ||
+          !div.getLhs().hasOneUse())
+        return failure();
+      scale = kiln::match::splatValue(div.getRhs());
+      divides = true;
+      locs.push_back(div.getLoc());
+      x = div.getLhs();
+    }
+    auto qk = x.getDefiningOp<g::MatMulOp>();
+    if (!qk || !x.hasOneUse())
+      return failure();
+    Value q = qk.getLhs(), kt = qk.getRhs();
+    if (tensorOf(q).getRank() != rank || tensorOf(kt).getRank() != rank ||
+        tensorOf(q).getElementType() != et || tensorOf(v).getElementType() != et)
+      return failure();
+    // Equal batch axes (no broadcasting between q, k and v).
+    ArrayRef<int64_t> qs = tensorOf(q).getShape(), ks = tensorOf(kt).getShape(),
+                      vs = tensorOf(v).getShape();
+    if (qs.drop_back(2) != ks.drop_back(2) || qs.drop_back(2) != vs.drop_back(2))
+      return failure();
+    if (bias && (tensorOf(bias).getElementType() != et ||
+                 tensorOf(bias).getRank() > rank))
+      return failure();
+    if (!attentionWorthRaising(et, qs.back(), vs.back()))
+      return failure();
+    locs.push_back(qk.getLoc());
+    locs.push_back(pv.getLoc());
+    // Operand permutations: K is read as K^T's input with its last two axes
+    // swapped, which needs a transpose to fold (K^T itself has the head
+    // dimension second to last).
+    SmallVector<int64_t> qPerm = identity(rank), vPerm = identity(rank),
+                         kPerm = identity(rank);
+    std::swap(kPerm[rank - 1], kPerm[rank - 2]);
+    Value k = kt;
+    foldTranspose(q, qPerm, locs);
+    foldTranspose(v, vPerm, locs);
+    foldTranspose(k, kPerm, locs);
+    if (kPerm.back() != rank - 1)
+      return failure();
+    // The output: fold a transpose that is its only user.
+    SmallVector<int64_t> outPerm = identity(rank);
+    Operation *replaced = pv;
+    Type resultType = pv.getType();
+    if (pv->hasOneUse())
+      if (auto t = dyn_cast<g::TransposeOp>(*pv->getUsers().begin()))
+        if (t.getPerm().back() == rank - 1) {
+          outPerm.assign(t.getPerm().begin(), t.getPerm().end());
+          replaced = t;
+          resultType = t.getType();
+          locs.push_back(t.getLoc());
+        }
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPoint(replaced);
+    auto att = g::AttentionOp::create(
+        rewriter, FusedLoc::get(rewriter.getContext(), locs), resultType, q, k,
+        v, bias, scale ? rewriter.getF64FloatAttr(*scale) : FloatAttr(),
+        divides ? rewriter.getUnitAttr() : UnitAttr(),
+        softmaxF32 ? rewriter.getUnitAttr() : UnitAttr(),
+        rewriter.getDenseI64ArrayAttr(qPerm), rewriter.getDenseI64ArrayAttr(kPerm),
+        rewriter.getDenseI64ArrayAttr(vPerm), rewriter.getDenseI64ArrayAttr(outPerm));
+    rewriter.replaceOp(replaced, att.getResult());
+    return success();
+  }
+};
+
+struct RaiseAttentionPass
+    : kiln::impl::RaiseAttentionPassBase<RaiseAttentionPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<RaiseAttention>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,101 @@
+// RUN: kiln-opt %s -kiln-raise-attention -split-input-file | FileCheck %s
+
+// BERT's form: head transposes around matmul, scale, additive mask, softmax,
+// matmul; every transpose folds into the op's permutations.
+// CHECK-LABEL: func.func @bert
+//  CHECK-NEXT:   %[[A:.*]] = graph.attention %arg0, %arg1, %arg2, %arg3 {k_perm = array<i64: 0, 2, 1, 3>, out_perm = array<i64: 0, 2, 1, 3>, q_perm = array<i64: 0, 2, 1, 3>, scale = 1.250000e-01 : f64, v_perm = array<i64: 0, 2, 1, 3>} : tensor<2x16x4x64xf16>, tensor<2x16x4x64xf16>, tensor<2x16x4x64xf16>, tensor<2x1x1x16xf16> -> tensor<2x16x4x64xf16>
+//  CHECK-NEXT:   return %[[A]]
+func.func @bert(%q: tensor<2x16x4x64xf16>, %k: tensor<2x16x4x64xf16>, %v: tensor<2x16x4x64xf16>, %m: tensor<2x1x1x16xf16>) -> tensor<2x16x4x64xf16> {
+  %c = graph.constant dense<0.125> : tensor<f16>
+  %qt = graph.transpose %q {perm = array<i64: 0, 2, 1, 3>} : tensor<2x16x4x64xf16> -> tensor<2x4x16x64xf16>
+  %kt = graph.transpose %k {perm = array<i64: 0, 2, 3, 1>} : tensor<2x16x4x64xf16> -> tensor<2x4x64x16xf16>
+  %vt = graph.transpose %v {perm = array<i64: 0, 2, 1, 3>} : tensor<2x16x4x64xf16> -> tensor<2x4x16x64xf16>
+  %s = graph.matmul %qt, %kt : tensor<2x4x16x64xf16>, tensor<2x4x64x16xf16> -> tensor<2x4x16x16xf16>
+  %ss = graph.mul %s, %c : tensor<2x4x16x16xf16>, tensor<f16> -> tensor<2x4x16x16xf16>
+  %sm = graph.add %ss, %m : tensor<2x4x16x16xf16>, tensor<2x1x1x16xf16> -> tensor<2x4x16x16xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<2x4x16x16xf16>
+  %o = graph.matmul %p, %vt : tensor<2x4x16x16xf16>, tensor<2x4x16x64xf16> -> tensor<2x4x16x64xf16>
+  %r = graph.transpose %o {perm = array<i64: 0, 2, 1, 3>} : tensor<2x4x16x64xf16> -> tensor<2x16x4x64xf16>
+  return %r : tensor<2x16x4x64xf16>
+}
+
+// -----
+
+// Llama's form: K^T by a transpose of the last two axes, division by
+// sqrt(d), the softmax in f32 between casts, no output transpose; bf16.
+// CHECK-LABEL: func.func @llama
+//  CHECK:        graph.attention %arg0, %arg1, %arg2, %arg3 {k_perm = array<i64: 0, 1, 2, 3>, out_perm = array<i64: 0, 1, 2, 3>, q_perm = array<i64: 0, 1, 2, 3>, scale = 8.000000e+00 : f64, scale_divides, softmax_f32, v_perm = array<i64: 0, 1, 2, 3>}
+//  CHECK-NOT:    graph.softmax
+func.func @llama(%q: tensor<1x4x8x64xbf16>, %k: tensor<1x4x8x64xbf16>, %v: tensor<1x4x8x64xbf16>, %m: tensor<8x8xbf16>) -> tensor<1x4x8x64xbf16> {
+  %c = graph.constant dense<8.0> : tensor<bf16>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x8x64xbf16> -> tensor<1x4x64x8xbf16>
+  %s = graph.matmul %q, %kt : tensor<1x4x8x64xbf16>, tensor<1x4x64x8xbf16> -> tensor<1x4x8x8xbf16>
+  %ss = graph.div %s, %c : tensor<1x4x8x8xbf16>, tensor<bf16> -> tensor<1x4x8x8xbf16>
+  %sm = graph.add %m, %ss : tensor<8x8xbf16>, tensor<1x4x8x8xbf16> -> tensor<1x4x8x8xbf16>
+  %up = graph.cast %sm : tensor<1x4x8x8xbf16> -> tensor<1x4x8x8xf32>
+  %p = graph.softmax %up {axis = 3 : i64} : tensor<1x4x8x8xf32>
+  %down = graph.cast %p : tensor<1x4x8x8xf32> -> tensor<1x4x8x8xbf16>
+  %o = graph.matmul %down, %v : tensor<1x4x8x8xbf16>, tensor<1x4x8x64xbf16> -> tensor<1x4x8x64xbf16>
+  return %o : tensor<1x4x8x64xbf16>
+}
+
+// -----
+
+// Not raised: f32 (no tensor-core kernel), scores used twice, a head
+// dimension that is not a multiple of 16, softmax over another axis, and K^T
+// that is not a transpose (its head dimension is not innermost).
+// CHECK-LABEL: func.func @f32
+//  CHECK-NOT:    graph.attention
+func.func @f32(%q: tensor<2x16x64xf32>, %k: tensor<2x64x16xf32>, %v: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {
+  %s = graph.matmul %q, %k : tensor<2x16x64xf32>, tensor<2x64x16xf32> -> tensor<2x16x16xf32>
+  %p = graph.softmax %s {axis = 2 : i64} : tensor<2x16x16xf32>
+  %o = graph.matmul %p, %v : tensor<2x16x16xf32>, tensor<2x16x64xf32> -> tensor<2x16x64xf32>
+  return %o : tensor<2x16x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @scores_used_twice
+//  CHECK-NOT:    graph.attention
+func.func @scores_used_twice(%q: tensor<2x16x64xf16>, %kk: tensor<2x16x64xf16>, %v: tensor<2x16x64xf16>) -> (tensor<2x16x64xf16>, tensor<2x16x16xf16>) {
+  %k = graph.transpose %kk {perm = array<i64: 0, 2, 1>} : tensor<2x16x64xf16> -> tensor<2x64x16xf16>
+  %s = graph.matmul %q, %k : tensor<2x16x64xf16>, tensor<2x64x16xf16> -> tensor<2x16x16xf16>
+  %p = graph.softmax %s {axis = 2 : i64} : tensor<2x16x16xf16>
+  %o = graph.matmul %p, %v : tensor<2x16x16xf16>, tensor<2x16x64xf16> -> tensor<2x16x64xf16>
+  return %o, %p : tensor<2x16x64xf16>, tensor<2x16x16xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @head_dim_40
+//  CHECK-NOT:    graph.attention
+func.func @head_dim_40(%q: tensor<2x16x40xf16>, %kk: tensor<2x16x40xf16>, %v: tensor<2x16x40xf16>) -> tensor<2x16x40xf16> {
+  %k = graph.transpose %kk {perm = array<i64: 0, 2, 1>} : tensor<2x16x40xf16> -> tensor<2x40x16xf16>
+  %s = graph.matmul %q, %k : tensor<2x16x40xf16>, tensor<2x40x16xf16> -> tensor<2x16x16xf16>
+  %p = graph.softmax %s {axis = 2 : i64} : tensor<2x16x16xf16>
+  %o = graph.matmul %p, %v : tensor<2x16x16xf16>, tensor<2x16x40xf16> -> tensor<2x16x40xf16>
+  return %o : tensor<2x16x40xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @softmax_axis_1
+//  CHECK-NOT:    graph.attention
+func.func @softmax_axis_1(%q: tensor<2x16x64xf16>, %kk: tensor<2x16x64xf16>, %v: tensor<2x16x64xf16>) -> tensor<2x16x64xf16> {
+  %k = graph.transpose %kk {perm = array<i64: 0, 2, 1>} : tensor<2x16x64xf16> -> tensor<2x64x16xf16>
+  %s = graph.matmul %q, %k : tensor<2x16x64xf16>, tensor<2x64x16xf16> -> tensor<2x16x16xf16>
+  %p = graph.softmax %s {axis = 1 : i64} : tensor<2x16x16xf16>
+  %o = graph.matmul %p, %v : tensor<2x16x16xf16>, tensor<2x16x64xf16> -> tensor<2x16x64xf16>
+  return %o : tensor<2x16x64xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @k_not_transposed
+//  CHECK-NOT:    graph.attention
+func.func @k_not_transposed(%q: tensor<2x16x64xf16>, %k: tensor<2x64x16xf16>, %v: tensor<2x16x64xf16>) -> tensor<2x16x64xf16> {
+  %s = graph.matmul %q, %k : tensor<2x16x64xf16>, tensor<2x64x16xf16> -> tensor<2x16x16xf16>
+  %p = graph.softmax %s {axis = 2 : i64} : tensor<2x16x16xf16>
+  %o = graph.matmul %p, %v : tensor<2x16x16xf16>, tensor<2x16x64xf16> -> tensor<2x16x64xf16>
+  return %o : tensor<2x16x64xf16>
+}
