@@ -34,6 +34,13 @@ PY
   spec=$(python3 -c "import numpy as np,sys; z=np.load(sys.argv[1]); print(','.join(k+'='+'x'.join(map(str,z[k].shape)) for k in z.files))" "$src.inputs.npz")
   "$BUILD/bin/kilnc" "$m" "$OPT" --input-shape "$spec" -o "$STAGE/engines/$base.engine"
   cp "$src.inputs.npz" "$src.ort.npz" "$STAGE/engines/"
+  # The same model computed in fp16 (-O3: flash attention, epilogues, RMSNorm)
+  # against the evaluator's fp16 result (gpu_check.sh compares *.fp16.engine
+  # at a half-precision tolerance).
+  "$BUILD/bin/kilnc" "$m" -O3 --precision=fp16 --input-shape "$spec" -o "$STAGE/engines/$base.fp16.engine"
+  "$BUILD/bin/kiln-eval" "$m" -O3 --precision=fp16 --input-shape "$spec" --inputs "$src.inputs.npz" \
+    --outputs "$STAGE/engines/$base.fp16.ort.npz"
+  cp "$src.inputs.npz" "$STAGE/engines/$base.fp16.inputs.npz"
 done
 DATA=$(python3 -c "import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), 'backend/test/data/node'))")
 python3 "$ROOT/test/conformance/node_suite.py" --kilnc "$BUILD/bin/kilnc" --list 2>/dev/null |

@@ -32,9 +32,10 @@
 //                output. Tuning: path ("mma": f16/bf16 tensor cores, "simt"),
 //                tile_m, tile_n, tile_k, warps_m, warps_n, stage_out (mma:
 //                store the output tile through shared memory; off by default,
-//                not yet checked on a GPU).
-//   attention    scale (the scores' factor), q_perm, k_perm, v_perm, out_perm
-//                (graph.attention's); inputs q, k, v[, bias], f16/bf16, head
+//                not yet checked on a GPU), split_k (mma: 1, 2, 4, 8 blocks of
+//                a cluster share each output tile's K range).
+//   attention    scale (the scores' factor), q_perm, k_perm, v_perm, out_perm,
+//                nan_to_zero (graph.attention's); inputs q, k, v[, bias], f16/bf16, head
 //                dimensions multiples of 16 up to 128. Tuning: block_m (64,
 //                128: query rows per block), block_n (32, 64: keys per step).
 //   conv         strides, pads, dilations, group; inputs x, w[, bias].

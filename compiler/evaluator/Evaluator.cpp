@@ -1177,6 +1177,10 @@ Tensor evalAttention(graph::AttentionOp op, ArrayRef<Tensor> in,
     s = evalCast(evalSoftmax(evalCast(s, DType::F32), rank - 1, false), t);
   else
     s = evalSoftmax(s, rank - 1, false);
+  if (op.getNanToZero())
+    for (int64_t i = 0, n = s.numElements(); i < n; ++i)
+      if (std::isnan(s.floats()[i]))
+        s.floats()[i] = 0.0;
   SmallVector<int64_t> canonOut(scoresShape.begin(), scoresShape.end() - 1);
   canonOut.push_back(v.shape().back());
   Tensor o = evalMatMul(s, v, canonOut);

@@ -440,7 +440,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
                                    {"q_perm", ints(a.getQPerm())},
                                    {"k_perm", ints(a.getKPerm())},
                                    {"v_perm", ints(a.getVPerm())},
-                                   {"out_perm", ints(a.getOutPerm())}}),
+                                   {"out_perm", ints(a.getOutPerm())},
+                                   {"nan_to_zero", boolean(a.getNanToZero())}}),
                               SmallVector<Value>(a->getOperands()));
       })
       .Case([&](graph::BatchNormOp n) {

@@ -3,8 +3,10 @@
 // Exporters write scaled dot-product attention out as
 //   MatMul(Q, K^T) -> [Mul|Div by a scalar] -> [Add mask] -> Softmax(last)
 //   -> MatMul(., V)
-// (in half precision often with the softmax between casts to f32 and back),
-// with the head split/merge transposes around it. kiln-raise-attention
+// (in half precision often with the softmax between casts to f32 and back;
+// torch.export's decomposition of scaled_dot_product_attention adds
+// Where(IsNaN(P), 0, P) after it and scales K^T by a scalar), with the head
+// split/merge transposes around it. kiln-raise-attention
 // replaces the chain by one `graph.attention`, folding those transposes into
 // its operand permutations, so the whole thing is one flash-attention kernel
 // that never writes the scores to memory.
@@ -79,8 +81,23 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
         tensorOf(v).getRank() != rank || !p.hasOneUse())
       return failure();
     Type et = outType.getElementType();
-    bool softmaxF32 = false;
+    bool softmaxF32 = false, nanToZero = false;
     Value x;
+    // P = where(is_nan(S), 0, S) around the softmax: fully masked rows give 0.
+    if (auto w = p.getDefiningOp<g::WhereOp>()) {
+      auto isNan = w.getCondition().getDefiningOp<g::IsNaNOp>();
+      if (!isNan || isNan.getInput() != w.getY() ||
+          kiln::match::splatValue(w.getX()) != 0.0 ||
+          !w.getCondition().hasOneUse() || w.getY().getType() != p.getType())
+        return failure();
+      // The softmax result feeds the is_nan and the where's else.
+      Value sm = w.getY();
+      if (std::distance(sm.getUses().begin(), sm.getUses().end()) != 2)
+        return failure();
+      locs.append({isNan.getLoc(), w.getLoc()});
+      p = sm;
+      nanToZero = true;
+    }
     Operation *pOp = p.getDefiningOp();
     if (auto back = dyn_cast_or_null<g::CastOp>(pOp)) {
       auto sm = back.getInput().getDefiningOp<g::SoftmaxOp>();
@@ -170,6 +187,27 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
                          kPerm = identity(rank);
     std::swap(kPerm[rank - 1], kPerm[rank - 2]);
     Value k = kt;
+    // K^T scaled by a scalar after its transpose: scale before it instead
+    // (the same values), so the transpose folds.
+    if (auto mul = kt.getDefiningOp<g::MulOp>()) {
+      Value t, c;
+      auto scalarConst = [](Value w) {
+        return tensorOf(w).getNumElements() == 1 &&
+               kiln::match::splatValue(w).has_value();
+      };
+      if (kt.hasOneUse() &&
+          kiln::match::splitOperands(mul, t, c, scalarConst) &&
+          t.getType() == kt.getType() && t.hasOneUse())
+        if (auto tr = t.getDefiningOp<g::TransposeOp>()) {
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPoint(mul);
+          Value scaled = g::MulOp::create(rewriter, mul.getLoc(),
+                                          tr.getInput().getType(),
+                                          tr.getInput(), c);
+          k = g::TransposeOp::create(rewriter, tr.getLoc(), kt.getType(),
+                                     scaled, tr.getPermAttr());
+        }
+    }
     foldTranspose(q, qPerm, locs);
     foldTranspose(v, vPerm, locs);
     foldTranspose(k, kPerm, locs);
@@ -194,6 +232,7 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
         v, bias, scale ? rewriter.getF64FloatAttr(*scale) : FloatAttr(),
         divides ? rewriter.getUnitAttr() : UnitAttr(),
         softmaxF32 ? rewriter.getUnitAttr() : UnitAttr(),
+        nanToZero ? rewriter.getUnitAttr() : UnitAttr(),
         rewriter.getDenseI64ArrayAttr(qPerm), rewriter.getDenseI64ArrayAttr(kPerm),
         rewriter.getDenseI64ArrayAttr(vPerm), rewriter.getDenseI64ArrayAttr(outPerm));
     rewriter.replaceOp(replaced, att.getResult());

@@ -286,7 +286,9 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
     step rounds to the element type as the unfused ops would, which is how
     the evaluator computes it; with `softmax_f32` the softmax runs on S cast
     to f32 and its result is cast back, as exporters of half-precision
-    models write it. Every perm keeps the last axis last (the head dimension
+    models write it; with `nan_to_zero` NaN probabilities (rows whose scores
+    are all -inf) become 0 before `@ V`, as torch.export's decomposition of
+    scaled_dot_product_attention writes it. Every perm keeps the last axis last (the head dimension
     stays contiguous), so the kernel reads the operands where they are.
 
     ```mlir
@@ -301,7 +303,8 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
   let arguments = (ins AnyRankedTensor:$q, AnyRankedTensor:$k,
                    AnyRankedTensor:$v, Optional<AnyRankedTensor>:$bias,
                    OptionalAttr<F64Attr>:$scale, UnitAttr:$scale_divides,
-                   UnitAttr:$softmax_f32, DenseI64ArrayAttr:$q_perm,
+                   UnitAttr:$softmax_f32, UnitAttr:$nan_to_zero,
+                   DenseI64ArrayAttr:$q_perm,
                    DenseI64ArrayAttr:$k_perm, DenseI64ArrayAttr:$v_perm,
                    DenseI64ArrayAttr:$out_perm);
   let results = (outs AnyRankedTensor:$output);

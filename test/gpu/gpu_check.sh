@@ -30,7 +30,11 @@ pass=0; fail=0
 for e in "$ENGINES"/*.engine; do
   [ -e "$e" ] || continue
   base=${e%.engine}
-  if "$BIN/kiln-run" "$e" --inputs "$base.inputs.npz" --compare "$base.ort.npz" --rtol 1e-3 --atol 1e-4 > "$base.log" 2>&1; then
+  # *.fp16.engine: an f32 model compiled with --precision=fp16, against the
+  # evaluator's fp16 result (rounding differs where kernels keep f32).
+  tol="--rtol 1e-3 --atol 1e-4"
+  case "$e" in *.fp16.engine) tol="--rtol 2e-2 --atol 2e-2" ;; esac
+  if "$BIN/kiln-run" "$e" --inputs "$base.inputs.npz" --compare "$base.ort.npz" $tol > "$base.log" 2>&1; then
     pass=$((pass+1)); echo "PASS $(basename "$e")"
   else
     fail=$((fail+1)); echo "FAIL $(basename "$e")"; cat "$base.log" | head -5

@@ -98,7 +98,9 @@ bool emitAttention(const LaunchSpec &s, KernelSource &out,
      << ", O_LD = " << lit(l.out[2]) << ";\n";
   os << "  static constexpr bool Q_VEC = " << (qVec ? "true" : "false")
      << ", KV_VEC = " << (kvVec ? "true" : "false")
-     << ", HAS_BIAS = " << (l.hasBias ? "true" : "false") << ";\n";
+     << ", HAS_BIAS = " << (l.hasBias ? "true" : "false")
+     << ", NAN_TO_ZERO = "
+     << (s.config.getBool("nan_to_zero") ? "true" : "false") << ";\n";
   os << "  static constexpr float SCALE_LOG2 = "
      << floatLiteral(scale * 1.4426950408889634, true) << ";\n";
   auto base = [&](const char *name, const std::array<int64_t, 4> &st) {

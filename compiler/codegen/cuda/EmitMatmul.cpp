@@ -79,6 +79,8 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
                     s.outputs[0].alignment % 16 == 0;
     os << "  static constexpr bool OUT_VEC = " << (stageOut ? "true" : "false")
        << ";\n";
+    os << "  static constexpr int SPLIT = " << s.config.getInt("split_k", 1)
+       << ";\n";
     os << "  static constexpr bool PAIR_STORE = "
        << (l.n % 2 == 0 && s.outputs[0].alignment % 4 == 0 ? "true" : "false")
        << ";\n";
@@ -172,8 +174,11 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
     os << "    (void)c; (void)m; (void)n;\n";
   os << "  }\n};\n\n";
   out.entry = mma ? "kiln_matmul_mma" : "kiln_matmul_simt";
-  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
-     << out.entry << "(" << kernelParams(s) << ") {\n";
+  const int64_t split = mma ? s.config.getInt("split_k", 1) : 1;
+  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") ";
+  if (split > 1)
+    os << "__cluster_dims__(" << split << ", 1, 1) ";
+  os << out.entry << "(" << kernelParams(s) << ") {\n";
   if (hasEpilogue) {
     os << "  const Extra extra{";
     for (size_t i = 2; i < s.inputs.size(); ++i)

@@ -331,6 +331,25 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
       if (2 * stage > 48 * 1024)
         return fail("mma tiles need more than 48 KiB of static shared memory "
                     "(two stages)");
+      // Split-K (matmul.cuh's SPLIT): with too few output tiles to fill the
+      // GPU and a long K, clusters of blocks share each tile's K range,
+      // doubling while that stays within two blocks per SM and leaves each
+      // block at least 4 k tiles.
+      const int64_t tiles = ceilDiv(l.m, bm) * ceilDiv(l.n, bn) * l.batch,
+                    kTiles = ceilDiv(l.k, bk);
+      if (!c.has("split_k")) {
+        int64_t split = 1;
+        while (split < 8 && tiles * split * 2 <= 2 * kTargetSMs &&
+               kTiles / (split * 2) >= 4)
+          split *= 2;
+        c.set("split_k", ConfigValue::ofInt(split));
+      }
+      const int64_t split = c.getInt("split_k");
+      if (split != 1 && split != 2 && split != 4 && split != 8)
+        return fail("split_k must be 1, 2, 4 or 8 (blocks of one cluster)");
+      if (split > 1 && (bm % split != 0 || bm * (bn + 4) * 4 > 48 * 1024))
+        return fail("split_k needs tile_m divisible by it and a f32 tile_m x "
+                    "tile_n partial tile within 48 KiB");
     } else if (path == "simt") {
       // 16 x 16 threads, each with (tile / 16)^2 outputs: 2x2 for small
       // problems, 4x4 by default, 8x8 when there are enough tiles to fill
@@ -356,7 +375,8 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
     }
     int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n");
     s.block = {threads, 1, 1};
-    s.grid = {std::clamp<int64_t>(ceilDiv(l.n, bn), 1, kMaxGridX),
+    s.grid = {std::clamp<int64_t>(ceilDiv(l.n, bn) * c.getInt("split_k", 1), 1,
+                                  kMaxGridX),
               std::clamp<int64_t>(ceilDiv(l.m, bm), 1, 65535),
               std::clamp<int64_t>(l.batch, 1, 65535)};
     return true;

@@ -41,6 +41,29 @@ func.func @llama(%q: tensor<1x4x8x64xbf16>, %k: tensor<1x4x8x64xbf16>, %v: tenso
 
 // -----
 
+// torch.export's scaled_dot_product_attention: K^T scaled after its
+// transpose (the scaling moves before it, so the transpose folds), NaN -> 0
+// after the softmax.
+// CHECK-LABEL: func.func @sdpa_export
+//  CHECK:        %[[KS:.*]] = graph.mul %arg1, %{{.*}} : tensor<1x2x16x32xf16>, tensor<f16> -> tensor<1x2x16x32xf16>
+//  CHECK-NEXT:   graph.attention %arg0, %[[KS]], %arg2, %arg3 {k_perm = array<i64: 0, 1, 2, 3>, nan_to_zero, out_perm = array<i64: 0, 1, 2, 3>, q_perm = array<i64: 0, 1, 2, 3>, v_perm = array<i64: 0, 1, 2, 3>}
+//  CHECK-NOT:    graph.where
+func.func @sdpa_export(%q: tensor<1x2x16x32xf16>, %k: tensor<1x2x16x32xf16>, %v: tensor<1x2x16x32xf16>, %m: tensor<16x16xf16>) -> tensor<1x2x16x32xf16> {
+  %c = graph.constant dense<0.42> : tensor<f16>
+  %zero = graph.constant dense<0.0> : tensor<f16>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x16x32xf16> -> tensor<1x2x32x16xf16>
+  %kts = graph.mul %kt, %c : tensor<1x2x32x16xf16>, tensor<f16> -> tensor<1x2x32x16xf16>
+  %s = graph.matmul %q, %kts : tensor<1x2x16x32xf16>, tensor<1x2x32x16xf16> -> tensor<1x2x16x16xf16>
+  %sm = graph.add %s, %m : tensor<1x2x16x16xf16>, tensor<16x16xf16> -> tensor<1x2x16x16xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<1x2x16x16xf16>
+  %nan = graph.is_nan %p : tensor<1x2x16x16xf16> -> tensor<1x2x16x16xi1>
+  %pz = graph.where %nan, %zero, %p : tensor<1x2x16x16xi1>, tensor<f16>, tensor<1x2x16x16xf16> -> tensor<1x2x16x16xf16>
+  %o = graph.matmul %pz, %v : tensor<1x2x16x16xf16>, tensor<1x2x16x32xf16> -> tensor<1x2x16x32xf16>
+  return %o : tensor<1x2x16x32xf16>
+}
+
+// -----
+
 // Not raised: f32 (no tensor-core kernel), scores used twice, a head
 // dimension that is not a multiple of 16, softmax over another axis, and K^T
 // that is not a transpose (its head dimension is not innermost).

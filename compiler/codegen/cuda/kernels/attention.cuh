@@ -12,7 +12,9 @@
 //   is contiguous); Q_VEC, KV_VEC: 16-byte loads legal (row strides and
 //   bases multiples of 8 elements, aligned buffers);
 //   HAS_BIAS and bias_off(z, i, j): the bias element of score (i, j);
-//   SCALE_LOG2: scale * log2(e) (the kernel works in base 2).
+//   SCALE_LOG2: scale * log2(e) (the kernel works in base 2);
+//   NAN_TO_ZERO: rows whose scores are all -inf give 0 (else NaN, as the
+//   softmax of such a row is).
 // A block takes BM query rows of one batch: its warps keep their Q
 // fragments in registers, stream K and V tiles through shared memory (two
 // stages with cp.async when KV_VEC), and keep the running row maximum and
@@ -208,7 +210,8 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
     const i64 r = row0 + h * 8;
     if (r >= P::SQ)
       continue;
-    const float inv = 1.0f / lrow[h];
+    const float inv =
+        P::NAN_TO_ZERO && lrow[h] == 0.0f ? 0.0f : 1.0f / lrow[h];
 #pragma unroll
     for (int j = 0; j < DV / 8; ++j) {
       const int c = j * 8 + (lane & 3) * 2;

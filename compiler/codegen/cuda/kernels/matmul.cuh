@@ -11,7 +11,13 @@
 //   z starts at z * M * N); ld(v): an A/B element as Acc (SIMT);
 //   epilogue(acc, c, m, n): alpha * acc + beta * C[m, n] in the output type;
 //   PAIR_STORE: N is even and the output 4-byte aligned (mma stores pairs);
-//   OUT_VEC: N % 8 == 0 and the output 16-byte aligned (mma stores rows).
+//   OUT_VEC: N % 8 == 0 and the output 16-byte aligned (mma stores rows);
+//   SPLIT (mma): blocks per output tile along K. Above 1 the kernel runs in
+//   clusters of SPLIT blocks along x (__cluster_dims__), each multiplying a
+//   slice of K; the partial tiles meet through distributed shared memory and
+//   each block reduces and stores SPLIT-th of the rows (split-K without a
+//   workspace or a second kernel, for products with too few output tiles to
+//   fill the GPU).
 // Out-of-range rows, columns and k are zero-filled on load and never stored,
 // so any M, N, K work.
 #pragma once
@@ -204,6 +210,28 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+/// Every thread of every block of the cluster arrives, then waits; shared
+/// memory writes before it are visible to the cluster's blocks after it.
+__device__ __forceinline__ void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;\n" ::
+                   : "memory");
+}
+/// The f32 at shared address `local` (this block's layout) in the shared
+/// memory of the cluster's block `rank`.
+__device__ __forceinline__ float ld_cluster_f32(u32 local, int rank) {
+  u32 remote;
+  float v;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+               : "=r"(remote)
+               : "r"(local), "r"(rank));
+  asm volatile("ld.shared::cluster.f32 %0, [%1];\n"
+               : "=f"(v)
+               : "r"(remote)
+               : "memory");
+  return v;
+}
+
 /// One BK-deep step of the warp's fragments: ldmatrix from the shared tiles,
 /// then MI x NI mma.sync.
 template <class P, int MI, int NI, int A_PITCH, int B_PITCH>
@@ -271,15 +299,24 @@ __device__ __forceinline__ void tensor_core(
   // With 16-byte output stores legal and room for it, the output tile is
   // staged through the (then idle) operand tiles so stores are whole rows.
   constexpr int O_PITCH = BN + 8;
-  constexpr bool STAGE_OUT =
-      P::OUT_VEC && BM * O_PITCH <= STAGES * (A_TILE + B_TILE);
-  __shared__ alignas(16) u16 smem[STAGES * (A_TILE + B_TILE)];
+  constexpr bool STAGE_OUT = P::SPLIT == 1 && P::OUT_VEC &&
+                             BM * O_PITCH <= STAGES * (A_TILE + B_TILE);
+  // Split-K: the f32 partial tile, rows padded by 4 floats.
+  constexpr int R_PITCH = BN + 4;
+  constexpr int OPERANDS = STAGES * (A_TILE + B_TILE);
+  constexpr int SMEM = P::SPLIT > 1 && 2 * BM * R_PITCH > OPERANDS
+                           ? 2 * BM * R_PITCH
+                           : OPERANDS;
+  __shared__ alignas(16) u16 smem[SMEM];
   u16(*As)[A_TILE] = reinterpret_cast<u16(*)[A_TILE]>(smem);
   u16(*Bs)[B_TILE] = reinterpret_cast<u16(*)[B_TILE]>(smem + STAGES * A_TILE);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int wm = (warp / P::WARPS_N) * WM, wn = (warp % P::WARPS_N) * WN;
   constexpr I MB = (P::M + BM - 1) / BM;
   constexpr I KT = (P::K + BK - 1) / BK;
+  // This block's share of the k tiles (all of them without split-K).
+  const int rank = P::SPLIT > 1 ? static_cast<int>(blockIdx.x % P::SPLIT) : 0;
+  const I kb = KT * rank / P::SPLIT, ke = KT * (rank + 1) / P::SPLIT;
   for (i64 z = blockIdx.z; z < P::BATCH; z += gridDim.z) {
     i64 oa, ob;
     P::batch(z, oa, ob);
@@ -287,7 +324,8 @@ __device__ __forceinline__ void tensor_core(
     const u16 *B = reinterpret_cast<const u16 *>(b + ob);
     T *O = out + z * P::M * P::N;
     for (I mb = blockIdx.y; mb < MB; mb += gridDim.y) {
-      const I m0 = mb * BM, n0 = static_cast<I>(blockIdx.x) * BN;
+      const I m0 = mb * BM,
+              n0 = static_cast<I>(blockIdx.x / P::SPLIT) * BN;
       float acc[MI][NI][4];
 #pragma unroll
       for (int i = 0; i < MI; ++i)
@@ -311,13 +349,13 @@ __device__ __forceinline__ void tensor_core(
             load_tile_async<BK, BN, B_PITCH, THREADS, I>(Bs[stage], B, k0, n0,
                                                          P::K, P::N, P::N);
         };
-        if (KT > 0)
-          issue(0, 0);
+        if (kb < ke)
+          issue(kb & 1, kb * BK);
         cp_async_commit();
-        for (I kt = 0; kt < KT; ++kt) {
+        for (I kt = kb; kt < ke; ++kt) {
           // The next stage was last read in step kt - 1, which every warp
           // finished at that step's closing barrier.
-          if (kt + 1 < KT)
+          if (kt + 1 < ke)
             issue((kt + 1) & 1, (kt + 1) * BK);
           cp_async_commit();  // Possibly empty: keeps one group per step.
           cp_async_wait<1>(); // Step kt's group has landed (for this thread).
@@ -327,7 +365,7 @@ __device__ __forceinline__ void tensor_core(
           __syncthreads();
         }
       } else {
-        for (I k0 = 0; k0 < P::K; k0 += BK) {
+        for (I k0 = kb * BK; k0 < ke * BK; k0 += BK) {
           if (P::TRANS_A)
             load_tile<BK, BM, A_PITCH, THREADS, P::A_VEC, I>(As[0], A, k0, m0,
                                                              P::K, P::M, P::M);
@@ -348,6 +386,35 @@ __device__ __forceinline__ void tensor_core(
       }
       // Fragment layout: acc[..][0..1] at row lane/4, columns 2*(lane%4) +
       // {0,1}; acc[..][2..3] eight rows below.
+      if (P::SPLIT > 1) {
+        // Every warp finished with the operand tiles at the k loop's last
+        // barrier: the partial tile goes to shared memory, the cluster
+        // meets, and this block sums its rows over every block's tile.
+        float *Rs = reinterpret_cast<float *>(smem);
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+          for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+              Rs[(wm + i * 16 + (lane >> 2) + (q >> 1) * 8) * R_PITCH + wn +
+                 j * 8 + (lane & 3) * 2 + (q & 1)] = acc[i][j][q];
+        cluster_sync();
+        constexpr int ROWS = BM / P::SPLIT;
+        for (int e = threadIdx.x; e < ROWS * BN; e += THREADS) {
+          const int r = rank * ROWS + e / BN, cc = e % BN;
+          const I gm = m0 + r, gn = n0 + cc;
+          const u32 local = smem_addr(Rs + r * R_PITCH + cc);
+          float sum = 0.0f;
+#pragma unroll
+          for (int q = 0; q < P::SPLIT; ++q)
+            sum += ld_cluster_f32(local, q);
+          if (gm < P::M && gn < P::N)
+            O[gm * P::N + gn] = P::epilogue(sum, c, gm, gn);
+        }
+        cluster_sync(); // Peers may still read this block's tile until here.
+        continue;
+      }
       if (STAGE_OUT) {
         // Every warp finished reading the operand tiles at the k loop's last
         // barrier. Pairs go to shared memory (conflict-free: the pitch is 4
