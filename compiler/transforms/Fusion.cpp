@@ -15,6 +15,7 @@
 // Every decision is a method of FusionCostModel below.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/transforms/FoldConstants.h"
 #include "compiler/transforms/Passes.h"
 #include "dialects/graph/GraphOps.h"
 
@@ -23,6 +24,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <limits>
 
 #define DEBUG_TYPE "kiln-fuse"
 
@@ -91,6 +94,35 @@ struct FusionCostModel {
     if (elements(v) == 1 || s == o)
       return true;
     return !s.empty() && s.back() == o.back() && elements(v) == s.back();
+  }
+
+  /// A Gemm that is a linear layer (alpha = beta = 1, A not transposed, B
+  /// a 2-D matrix that is either not transposed or a constant) whose only
+  /// user could be its epilogue becomes MatMul + Add(C), so the bias and
+  /// what follows join the matmul's region. (The product is then rounded
+  /// before the bias is added, as a separate add would see it: at most one
+  /// ulp from Gemm's single rounding.)
+  bool splitGemm(g::GemmOp gemm) const {
+    if (!epilogues || gemm.getTransA() || gemm.getAlpha().convertToFloat() != 1.0f ||
+        (gemm.getC() && gemm.getBeta().convertToFloat() != 1.0f) ||
+        !g::isFloatType(gemm.getType().getElementType()) ||
+        elements(gemm.getResult()) == 0 || gemm->use_empty())
+      return false;
+    if (gemm.getTransB() && !gemm.getB().getDefiningOp<g::ConstantOp>())
+      return false;
+    auto allFusible = [&](Operation *op) {
+      return !op->use_empty() &&
+             llvm::all_of(op->getUsers(), [&](Operation *u) { return fusible(u); });
+    };
+    // Exporters of Conv1D-style layers reshape the product back to
+    // [..., N] before the bias's users.
+    if (gemm->hasOneUse())
+      if (auto r = dyn_cast<g::ReshapeOp>(*gemm->getUsers().begin())) {
+        ArrayRef<int64_t> shape = r.getType().getShape();
+        return !shape.empty() && shape.back() == gemm.getType().getDimSize(1) &&
+               allFusible(r);
+      }
+    return allFusible(gemm);
   }
 
   /// A group pays off as a region when it saves at least one launch.
@@ -226,6 +258,53 @@ private:
   DenseMap<Operation *, int> groupOf;
 };
 
+/// Gemm(a, b, c) -> Add(MatMul(a, b'), c), b' = b or its transpose folded
+/// into a constant (FusionCostModel::splitGemm chose it).
+LogicalResult splitGemm(g::GemmOp gemm) {
+  OpBuilder b(gemm);
+  Location loc = gemm.getLoc();
+  Value rhs = gemm.getB();
+  g::TransposeOp transposed;
+  if (gemm.getTransB()) {
+    auto bt = cast<RankedTensorType>(rhs.getType());
+    transposed = g::TransposeOp::create(
+        b, loc,
+        RankedTensorType::get({bt.getDimSize(1), bt.getDimSize(0)},
+                              bt.getElementType()),
+        rhs, b.getDenseI64ArrayAttr({1, 0}));
+    rhs = transposed.getResult();
+  }
+  // With a reshape to [..., N] after it, the product is computed in that
+  // shape (rows of A viewed as [..., K]) and the reshape goes away.
+  Operation *replaced = gemm;
+  RankedTensorType type = gemm.getType();
+  Value lhs = gemm.getA();
+  auto r = gemm->hasOneUse() ? dyn_cast<g::ReshapeOp>(*gemm->getUsers().begin())
+                             : g::ReshapeOp();
+  if (r) {
+    type = r.getType();
+    SmallVector<int64_t> rows(type.getShape());
+    rows.back() = cast<RankedTensorType>(lhs.getType()).getDimSize(1);
+    lhs = g::ReshapeOp::create(
+        b, loc, RankedTensorType::get(rows, type.getElementType()), lhs);
+    replaced = r;
+  }
+  Value out = g::MatMulOp::create(b, loc, type, lhs, rhs);
+  if (Value c = gemm.getC())
+    out = g::AddOp::create(b, loc, type, out, c);
+  replaced->getResult(0).replaceAllUsesWith(out);
+  if (replaced != gemm)
+    replaced->erase();
+  gemm.erase();
+  if (transposed) {
+    FailureOr<bool> folded = kiln::foldConstantOp(
+        transposed, b, std::numeric_limits<int64_t>::max());
+    if (failed(folded))
+      return failure();
+  }
+  return success();
+}
+
 struct FusePass : kiln::impl::FusePassBase<FusePass> {
   using FusePassBase::FusePassBase;
   void runOnOperation() override {
@@ -235,6 +314,14 @@ struct FusePass : kiln::impl::FusePassBase<FusePass> {
     for (func::FuncOp fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
         continue;
+      SmallVector<g::GemmOp> gemms;
+      fn.walk([&](g::GemmOp gemm) {
+        if (model.splitGemm(gemm))
+          gemms.push_back(gemm);
+      });
+      for (g::GemmOp gemm : gemms)
+        if (failed(splitGemm(gemm)))
+          return signalPassFailure();
       numRegions += Fuser(fn, model).run();
     }
   }
