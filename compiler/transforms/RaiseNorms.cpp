@@ -3,7 +3,9 @@
 // Exporters write RMSNorm (Llama and friends) out as
 //   w * (x * 1/sqrt(mean(x^2, last axis) + eps))
 // with x^2 as Pow(x, 2) or Mul(x, x), 1/s as Reciprocal(s) or Div(1, s), or
-// the whole scaling as Div(x, s). kiln-raise-norms matches that chain (every
+// the whole scaling as Div(x, s), half-precision models often with the
+// statistics in f32 (x cast up, the normalized value cast back before the
+// weight). kiln-raise-norms matches that chain (every
 // intermediate used once) and replaces it by `graph.layer_norm {rms}`: one
 // single-pass row kernel instead of five or six launches.
 //
@@ -58,6 +60,18 @@ struct RaiseRMSNorm : OpRewritePattern<g::MulOp> {
       return failure();
     if (!singleUse(normed) || normed.getType() != root.getType())
       return failure();
+    // Half-precision exporters compute the statistics in f32: x cast up,
+    // the normalized value cast back before the weight.
+    SmallVector<Location> castLocs;
+    Type statType = root.getType();
+    if (auto down = normed.getDefiningOp<g::CastOp>()) {
+      auto inner = cast<RankedTensorType>(down.getInput().getType());
+      if (!inner.getElementType().isF32() || !singleUse(down.getInput()))
+        return failure();
+      castLocs.push_back(down.getLoc());
+      normed = down.getInput();
+      statType = inner;
+    }
     // normed = x * r (r = 1/s) or x / s.
     Value x, s;
     Operation *scaleOp = normed.getDefiningOp();
@@ -84,7 +98,7 @@ struct RaiseRMSNorm : OpRewritePattern<g::MulOp> {
     } else {
       return failure();
     }
-    if (x.getType() != root.getType() || !singleUse(s))
+    if (x.getType() != statType || !singleUse(s))
       return failure();
     auto sq = s.getDefiningOp<g::SqrtOp>();
     if (!sq || !singleUse(sq.getInput()))
@@ -110,6 +124,13 @@ struct RaiseRMSNorm : OpRewritePattern<g::MulOp> {
       isSquare = m.getLhs() == x && m.getRhs() == x;
     if (!isSquare || eps < 0)
       return failure();
+    if (statType != root.getType()) {
+      auto up = x.getDefiningOp<g::CastOp>();
+      if (!up || up.getInput().getType() != root.getType())
+        return failure();
+      castLocs.push_back(up.getLoc());
+      x = up.getInput();
+    }
     // A scale of another rank is viewed as the [n] vector it holds.
     if (cast<RankedTensorType>(w.getType()).getRank() != 1)
       w = g::ReshapeOp::create(
@@ -118,6 +139,7 @@ struct RaiseRMSNorm : OpRewritePattern<g::MulOp> {
           w);
     SmallVector<Location> locs = {square->getLoc(), mean.getLoc(), add.getLoc(),
                                   sq.getLoc(), scaleOp->getLoc(), root.getLoc()};
+    locs.append(castLocs.begin(), castLocs.end());
     auto ln = g::LayerNormOp::create(
         rewriter, FusedLoc::get(rewriter.getContext(), locs), root.getType(), x,
         w, Value(), rewriter.getI64IntegerAttr(type.getRank() - 1),

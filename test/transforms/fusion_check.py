@@ -100,6 +100,15 @@ def patterns():
         [const("two", np.float32(2.0)), const("eps", np.float32(1e-6)),
          const("g", np.random.default_rng(3).standard_normal(64).astype(np.float32))]), "rms"
     # (kiln-raise-norms makes the whole chain one graph.layer_norm {rms})
+    # Half-precision Llama exports: statistics in f32 between casts.
+    yield "rmsnorm_f16_stats_in_f32", model(
+        [N("Cast", ["x"], ["x32"], to=F32), N("Pow", ["x32", "two"], ["sq"]),
+         N("ReduceMean", ["sq"], ["ms"], axes=[-1]), N("Add", ["ms", "eps"], ["v"]), N("Sqrt", ["v"], ["r"]),
+         N("Reciprocal", ["r"], ["ir"]), N("Mul", ["x32", "ir"], ["n"]), N("Cast", ["n"], ["n16"], to=F16),
+         N("Mul", ["g", "n16"], ["out"])],
+        [vi("x", F16, [4, 8, 64])], [vi("out", F16, [4, 8, 64])],
+        [const("two", np.float32(2.0)), const("eps", np.float32(1e-6)),
+         const("g", np.random.default_rng(11).standard_normal(64).astype(np.float16))]), "rms"
     yield "where_compare_cast_chain", model(
         [N("Cast", ["x"], ["xf"], to=F32), N("Greater", ["xf", "t"], ["gt"]), N("Neg", ["xf"], ["nx"]),
          N("Where", ["gt", "xf", "nx"], ["w"]), N("Cast", ["w"], ["out"], to=F16)],
