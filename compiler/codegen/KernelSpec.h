@@ -23,9 +23,12 @@
 //   reduce       op: "sum" "mean" "max" "min" "prod"; axes (sorted, of the
 //                input; empty: all). Tuning: variant ("row": a block per
 //                output, "col": a thread per output), block_size.
-//   softmax      axis, log (bool). Tuning: variant, block_size.
+//   softmax      axis, log (bool). Tuning: variant, block_size (row variant:
+//                threads per row, a power of two up to 32, several rows
+//                sharing a block, or a multiple of 32, the whole block).
 //   layer_norm   axis, epsilon, rms (no mean, no bias: RMSNorm); inputs x,
-//                scale[, bias]. Tuning: block_size.
+//                scale[, bias]. Tuning: block_size (threads per row, as for
+//                softmax).
 //   batch_norm   epsilon; inputs x, scale, bias, mean, var.
 //   matmul       trans_a, trans_b, alpha, beta; inputs a, b[, c]; a and b of
 //                rank >= 2 with broadcasting batch axes, c broadcasting to the
@@ -44,7 +47,9 @@
 //   gather       axis; inputs data, indices.
 //   gather_elements axis; inputs data, indices.
 //   fused_elementwise  program (FusedProgram's text: steps of elementwise
-//                ops over the inputs and earlier steps, the last one stored);
+//                ops over the inputs and earlier steps, or `const{value=v}()`
+//                literals (the model's one-element constants), the last one
+//                stored);
 //                every value indexed by the output's coordinates, inputs
 //                broadcast (numpy) to the output. Tuning: vec.
 //

@@ -9,6 +9,7 @@
 #include "compiler/lowering/Passes.h"
 
 #include "compiler/codegen/KernelSpec.h"
+#include "compiler/evaluator/Tensor.h"
 #include "compiler/lowering/SpecBridge.h"
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
@@ -263,6 +264,22 @@ Config elementwiseAttrs(Operation *op) {
   return c;
 }
 
+/// The value of a one-element float or integer constant, which a fused
+/// program takes as a literal instead of a buffer to load.
+static std::optional<double> literalScalar(Value v) {
+  auto c = v.getDefiningOp<graph::ConstantOp>();
+  if (!c || c.getValue().getNumElements() != 1)
+    return std::nullopt;
+  FailureOr<eval::Tensor> t = eval::tensorFromAttr(c.getValue());
+  if (failed(t) || t->dtype() == eval::DType::I1)
+    return std::nullopt;
+  double d = t->getDouble(0);
+  // Integers only while a double holds them exactly.
+  if (!t->isFloat() && std::fabs(d) > 9007199254740992.0)
+    return std::nullopt;
+  return d;
+}
+
 LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
   Block &body = f.getBody().front();
   graph::MatMulOp mm;
@@ -272,7 +289,29 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
   // Program operands: the region inputs in order (elementwise), or the
   // product first and then the other inputs in order of first use (matmul).
   DenseMap<Value, codegen::FusedStep::Arg> ref;
-  SmallVector<Value> epilogueInputs;
+  SmallVector<Value> epilogueInputs, elementwiseInputs;
+  std::vector<codegen::FusedStep> steps;
+  // One-element constants become literal steps (`const{value=...}`).
+  auto outerOf = [&](BlockArgument a) { return f.getInputs()[a.getArgNumber()]; };
+  // (An elementwise kernel keeps at least one buffer input to index.)
+  bool allLiteral = !mm && llvm::all_of(body.getArguments(), [&](BlockArgument a) {
+    return literalScalar(outerOf(a)).has_value();
+  });
+  for (BlockArgument arg : body.getArguments()) {
+    if (allLiteral || (mm && (arg == mm.getLhs() || arg == mm.getRhs())))
+      continue;
+    std::optional<double> lit = literalScalar(outerOf(arg));
+    FailureOr<codegen::DType> dt =
+        dtypeOf(cast<ShapedType>(arg.getType()).getElementType());
+    if (!lit || failed(dt))
+      continue;
+    codegen::FusedStep st;
+    st.op = "const";
+    st.attrs.set("value", codegen::ConfigValue::ofFloat(*lit));
+    st.dtype = *dt;
+    ref[arg] = {false, static_cast<int>(steps.size())};
+    steps.push_back(std::move(st));
+  }
   if (mm) {
     ref[mm.getResult()] = {true, 0};
     for (Operation &op : body.without_terminator())
@@ -284,9 +323,11 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
         }
   } else {
     for (BlockArgument arg : body.getArguments())
-      ref[arg] = {true, static_cast<int>(arg.getArgNumber())};
+      if (!ref.count(arg)) {
+        ref[arg] = {true, static_cast<int>(elementwiseInputs.size())};
+        elementwiseInputs.push_back(outerOf(arg));
+      }
   }
-  std::vector<codegen::FusedStep> steps;
   auto addStep = [&](codegen::FusedStep st, Value result) -> LogicalResult {
     FailureOr<codegen::DType> dt =
         dtypeOf(cast<ShapedType>(result.getType()).getElementType());
@@ -324,7 +365,7 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
     return allocAndLaunch(
         f, "fused_elementwise",
         cfg({{"program", str(codegen::printFusedProgram(steps))}}),
-        SmallVector<Value>(f.getInputs()));
+        elementwiseInputs);
 
   // The product and its epilogue: rows of A (batch axes folded into M)
   // times B, every epilogue operand viewed on the [rows, N] output.

@@ -8,6 +8,10 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/cuda/EmitterSupport.h"
 
+#include <cmath>
+#include <cstring>
+
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
@@ -183,57 +187,126 @@ bool elementwiseExpr(const LaunchSpec &s, const std::vector<std::string> &x,
 }
 
 /// The loop shared by every index-map kernel: `space` (collapsed, output
-/// access last), `vec` outputs per thread step, and `valueOf(operands, col)`
-/// giving the stored value from the per-input operand expressions and the
-/// innermost coordinate expression.
+/// access last), `vec` outputs per item, and `valueOf(operands, col)` giving
+/// the stored value from the per-input operand expressions and the innermost
+/// coordinate expression (`coords`: the value also reads the coordinates
+/// c0, c1, ... by name).
+///
+/// Each thread handles `unroll` items per pass of a grid-stride loop, item u
+/// at t + u * BLOCK (a warp's accesses stay contiguous), and issues the loads
+/// of all of them before it computes and stores any, so several independent
+/// vector loads are in flight per thread. `unroll` follows from the geometry
+/// (Heuristics.cpp sizes the grid for it): ceil(items / threads), at most
+/// kMaxUnroll; any grid is still correct.
 template <class ValueFn>
 void emitIndexMap(std::ostringstream &os, const LaunchSpec &s,
                   const IndexSpace &space, int64_t vec,
-                  const std::string &entry, ValueFn valueOf) {
+                  const std::string &entry, ValueFn valueOf,
+                  bool coords = false) {
+  constexpr int64_t kMaxUnroll = 4;
   IndexType it = indexTypeFor(s);
   const size_t rank = space.shape.size();
   const std::string outT = T(s.outputs[0].dtype);
-  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
+  const int64_t items = space.numElements() / vec;
+  const int64_t block = s.block[0];
+  const int64_t threads = std::max<int64_t>(1, s.grid[0] * block);
+  const int64_t unroll =
+      std::clamp<int64_t>((items + threads - 1) / threads, 1, kMaxUnroll);
+  const std::string U = std::to_string(unroll);
+  const std::string tile = std::to_string(block * unroll);
+  os << "extern \"C\" __global__ void __launch_bounds__(" << block << ") "
      << entry << "(" << kernelParams(s) << ") {\n";
-  os << "  kiln::for_each_index(" << intLiteral(space.numElements() / vec)
-     << ", [&](kiln::i64 g) {\n";
-  os << "    const " << it.name() << " o = static_cast<" << it.name() << ">(g)"
-     << (vec > 1 ? " * " + std::to_string(vec) : "") << ";\n";
-  emitUnravel(os, "    ", it, "o", space.shape, "c");
+  os << "  constexpr kiln::i64 kItems = " << intLiteral(items) << ";\n";
+  os << "  for (kiln::i64 t = static_cast<kiln::i64>(blockIdx.x) * " << tile
+     << " + threadIdx.x; t < kItems;\n"
+     << "       t += static_cast<kiln::i64>(gridDim.x) * " << tile << ") {\n";
+  // The item's first output `o` and its coordinates.
+  auto locate = [&](const std::string &indent) {
+    os << indent << "const " << it.name() << " o = static_cast<" << it.name()
+       << ">(g)" << (vec > 1 ? " * " + std::to_string(vec) : "") << ";\n";
+    emitUnravel(os, indent, it, "o", space.shape, "c");
+  };
+  auto itemLoop = [&]() {
+    os << "#pragma unroll\n";
+    os << "    for (int u = 0; u < " << U << "; ++u) {\n";
+    os << "      const kiln::i64 g = t + u * " << block << ";\n";
+    os << "      if (g < kItems) {\n";
+  };
+  // Phase 1: every item's loads.
   std::vector<bool> vector(s.inputs.size());
   for (size_t k = 0; k < s.inputs.size(); ++k) {
-    const StridedAccess &a = space.accesses[k];
-    vector[k] = vec > 1 && a.strides.back() == 1;
-    std::string off = offsetExpr(it, a, "c");
+    vector[k] = vec > 1 && space.accesses[k].strides.back() == 1;
     if (vector[k])
-      os << "    const kiln::Vec<" << T(s.inputs[k].dtype) << ", " << vec
-         << "> v" << k << " = kiln::load_vec<" << vec << ">(in" << k << " + ("
-         << off << "));\n";
+      os << "    kiln::Vec<" << T(s.inputs[k].dtype) << ", " << vec << "> v"
+         << k << "[" << U << "];\n";
     else
-      os << "    const " << T(s.inputs[k].dtype) << " s" << k << " = in" << k
-         << "[" << off << "];\n";
+      os << "    " << T(s.inputs[k].dtype) << " s" << k << "[" << U << "];\n";
+  }
+  itemLoop();
+  locate("        ");
+  for (size_t k = 0; k < s.inputs.size(); ++k) {
+    std::string off = offsetExpr(it, space.accesses[k], "c");
+    if (vector[k])
+      os << "        v" << k << "[u] = kiln::load_vec<" << vec << ">(in" << k
+         << " + (" << off << "));\n";
+    else
+      os << "        s" << k << "[u] = in" << k << "[" << off << "];\n";
+  }
+  os << "      }\n    }\n";
+  // Phase 2: values and stores.
+  itemLoop();
+  if (coords) {
+    locate("        ");
+  } else {
+    os << "        const " << it.name() << " o = static_cast<" << it.name()
+       << ">(g)" << (vec > 1 ? " * " + std::to_string(vec) : "") << ";\n";
   }
   const std::string col = "c" + std::to_string(rank - 1);
+  std::vector<std::string> x;
+  for (size_t k = 0; k < s.inputs.size(); ++k)
+    x.push_back(vector[k] ? "v" + std::to_string(k) + "[u][e]"
+                          : "s" + std::to_string(k) + "[u]");
   if (vec == 1) {
-    std::vector<std::string> x;
-    for (size_t k = 0; k < s.inputs.size(); ++k)
-      x.push_back("s" + std::to_string(k));
-    os << "    out0[o] = " << valueOf(x, col) << ";\n";
+    os << "        out0[o] = " << valueOf(x, col) << ";\n";
   } else {
-    std::vector<std::string> x;
-    for (size_t k = 0; k < s.inputs.size(); ++k)
-      x.push_back(vector[k] ? "v" + std::to_string(k) + "[e]"
-                            : "s" + std::to_string(k));
-    os << "    kiln::Vec<" << outT << ", " << vec << "> r;\n";
+    os << "        kiln::Vec<" << outT << ", " << vec << "> r;\n";
     os << "#pragma unroll\n";
-    os << "    for (int e = 0; e < " << vec << "; ++e)\n";
-    os << "      r[e] = " << valueOf(x, "(" + col + " + e)") << ";\n";
-    os << "    kiln::store_vec<" << vec << ">(out0 + o, r);\n";
+    os << "        for (int e = 0; e < " << vec << "; ++e)\n";
+    os << "          r[e] = " << valueOf(x, "(" + col + " + e)") << ";\n";
+    os << "        kiln::store_vec<" << vec << ">(out0 + o, r);\n";
   }
-  os << "  });\n}\n";
+  os << "      }\n    }\n  }\n}\n";
 }
 
 } // namespace
+
+/// The bits of `v` as an f16 (round to nearest even; a literal of the model
+/// is exact) or a bf16.
+static uint16_t halfBits(double v, bool bf16) {
+  float f = static_cast<float>(v);
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if (bf16) {
+    if ((x & 0x7fffffffu) > 0x7f800000u)
+      return 0x7fc0;
+    return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+  }
+  const uint32_t sign = (x >> 16) & 0x8000u, absx = x & 0x7fffffffu;
+  if (absx > 0x7f800000u)
+    return 0x7e00;
+  if (absx >= 0x477ff000u) // rounds to at least 65520: inf
+    return static_cast<uint16_t>(sign | 0x7c00u);
+  if (absx < 0x38800000u) { // below 2^-14: subnormal (or zero)
+    // absx as a multiple of 2^-24, rounded to nearest even.
+    float a;
+    std::memcpy(&a, &absx, 4);
+    double q = static_cast<double>(a) * 16777216.0;
+    double r = std::nearbyint(q);
+    return static_cast<uint16_t>(sign | static_cast<uint32_t>(r));
+  }
+  uint32_t m = absx + 0xc8000fffu + ((absx >> 13) & 1u); // rebias, round
+  return static_cast<uint16_t>(sign | (m >> 13));
+}
 
 bool fusedProgramStatements(const std::vector<FusedStep> &steps,
                             const std::vector<std::string> &x,
@@ -241,7 +314,53 @@ bool fusedProgramStatements(const std::vector<FusedStep> &steps,
                             const std::string &indent, std::string &code,
                             std::string &why) {
   code.clear();
+  auto literalOf = [&](const FusedStep::Arg &a) -> const ConfigValue * {
+    return a.input || steps[a.index].op != "const"
+               ? nullptr
+               : steps[a.index].attrs.find("value");
+  };
   for (size_t j = 0; j < steps.size(); ++j) {
+    const std::string tj =
+        indent + "const " + T(steps[j].dtype) + " t" + std::to_string(j) + " = ";
+    // A literal (a one-element constant of the model).
+    if (steps[j].op == "const") {
+      const ConfigValue *v = steps[j].attrs.find("value");
+      if (!v || !steps[j].args.empty()) {
+        why = "step " + std::to_string(j) + ": const takes a value and no operands";
+        return false;
+      }
+      double d = v->kind == ConfigValue::Kind::Float ? v->f : double(v->i);
+      const DType dt = steps[j].dtype;
+      std::string e =
+          dt == DType::F16 || dt == DType::BF16
+              ? T(dt) + "{" + std::to_string(halfBits(d, dt == DType::BF16)) + "}"
+          : isFloat(dt) ? "kiln::from_compute<" + T(dt) + ">(" +
+                              computeLiteral(d, dt) + ")"
+                      : dt == DType::Bool
+                          ? std::string(d != 0 ? "true" : "false")
+                          : "static_cast<" + T(dt) + ">(" +
+                                intLiteral(static_cast<int64_t>(d)) + ")";
+      code += tj + e + ";";
+      continue;
+    }
+    // x^2 and x^3 by a literal exponent: products in the compute type
+    // instead of the general powf.
+    if (steps[j].op == "pow" && steps[j].args.size() == 2 &&
+        isFloat(steps[j].dtype)) {
+      const FusedStep::Arg &base = steps[j].args[0];
+      const DType bt = base.input ? xt[base.index] : steps[base.index].dtype;
+      const ConfigValue *e = literalOf(steps[j].args[1]);
+      double d = e ? (e->kind == ConfigValue::Kind::Float ? e->f : double(e->i)) : 0;
+      if (e && bt == steps[j].dtype && (d == 2.0 || d == 3.0)) {
+        std::string xv = "kiln::to_compute(" +
+                         (base.input ? x[base.index]
+                                     : "t" + std::to_string(base.index)) +
+                         ")";
+        std::string prod = xv + " * " + xv + (d == 3.0 ? " * " + xv : "");
+        code += tj + "kiln::from_compute<" + T(steps[j].dtype) + ">(" + prod + ");";
+        continue;
+      }
+    }
     // A one-op LaunchSpec gives elementwiseExpr the op, attrs and dtypes.
     LaunchSpec st;
     st.kind = "elementwise";
@@ -262,8 +381,7 @@ bool fusedProgramStatements(const std::vector<FusedStep> &steps,
       why = "step " + std::to_string(j) + ": " + why;
       return false;
     }
-    code += indent + "const " + T(steps[j].dtype) + " t" + std::to_string(j) +
-            " = " + e + ";";
+    code += tj + e + ";";
   }
   return true;
 }
@@ -343,7 +461,8 @@ bool emitElementwiseFamily(const LaunchSpec &s, KernelSource &out,
           std::string d = "(static_cast<kiln::i64>(" + col + ") - " + row + ")";
           return "(" + d + (upper ? " >= " : " <= ") + k + " ? " + x[0] +
                  " : " + outT + "{})";
-        });
+        },
+        /*coords=*/true);
   } else {
     emitIndexMap(os, s, space, vec, entry,
                  [](const std::vector<std::string> &x, const std::string &) {

@@ -45,6 +45,32 @@ int64_t rowVector(int64_t len, int64_t bytes, int64_t inAlign,
   return v;
 }
 
+/// The row team of a softmax-"row" or layer_norm launch: `team` threads per
+/// row (config block_size; a power of two up to 32, several rows to a block,
+/// or the whole block) and `items`, the vectors of `vec` elements each
+/// thread holds in registers for a row of `len` elements (reduce.cuh reads
+/// the row once): 0 when that would be more than 32 vectors or too many
+/// registers for the block size (the row is then streamed once per pass).
+bool rowTeam(const LaunchSpec &s, int64_t len, int64_t vec, DType t,
+             int64_t &team, int64_t &items, std::string &error) {
+  const int64_t block = s.block[0];
+  team = s.config.getInt("block_size", block);
+  if (team < 1 || block % team != 0 ||
+      (team <= 32 ? (team & (team - 1)) != 0 : team != block))
+    return emitError(s, error,
+                     "block_size must be the block or a power of two up to 32 "
+                     "that divides it");
+  // Compute values a thread may hold: half the registers a thread of a
+  // 512-thread block has (launch bounds), a quarter at 1024 threads.
+  const int64_t heldBytes = block > 512 ? 64 : 256;
+  constexpr int64_t kMaxItems = 32;
+  const int64_t cbytes = t == DType::F64 ? 8 : 4;
+  items = (len / vec + team - 1) / team;
+  if (items > kMaxItems || items * vec * cbytes > heldBytes)
+    items = 0;
+  return true;
+}
+
 std::string blockEntry(const LaunchSpec &s, const std::string &entry) {
   return "extern \"C\" __global__ void __launch_bounds__(" +
          std::to_string(s.block[0]) + ") " + entry + "(" + kernelParams(s) +
@@ -173,11 +199,19 @@ bool emitSoftmax(const LaunchSpec &s, KernelSource &out, std::string &error) {
   os << "  static constexpr int BLOCK = " << s.block[0] << ";\n";
   os << "  static constexpr bool LOG = "
      << (s.config.getBool("log") ? "true" : "false") << ";\n";
-  os << "  static constexpr int VEC = "
-     << (l.inner == 1 ? rowVector(l.len, dtypeBytes(x.dtype), x.alignment,
-                                  s.outputs[0].alignment)
-                      : 1)
-     << ";\n};\n\n";
+  const int64_t vec = l.inner == 1
+                          ? rowVector(l.len, dtypeBytes(x.dtype), x.alignment,
+                                      s.outputs[0].alignment)
+                          : 1;
+  os << "  static constexpr int VEC = " << vec << ";\n";
+  if (variant == "row") {
+    int64_t team = 0, items = 0;
+    if (!rowTeam(s, l.len, vec, x.dtype, team, items, error))
+      return false;
+    os << "  static constexpr int TEAM = " << team << ", ITEMS = " << items
+       << ";\n";
+  }
+  os << "};\n\n";
   out.entry = s.config.getBool("log") ? "kiln_log_softmax" : "kiln_softmax";
   os << blockEntry(s, out.entry) << " {\n";
   os << "  kiln::red::softmax_" << (variant == "row" ? "row" : "col")
@@ -225,10 +259,27 @@ bool emitLayerNorm(const LaunchSpec &s, KernelSource &out, std::string &error) {
   if (rms && hasBias)
     return emitError(s, error, "an rms layer_norm takes no bias");
   os << "  static constexpr bool RMS = " << (rms ? "true" : "false") << ";\n";
-  os << "  static constexpr int VEC = "
-     << rowVector(norm, dtypeBytes(x.dtype), x.alignment,
-                  s.outputs[0].alignment)
-     << ";\n";
+  const int64_t vec =
+      rowVector(norm, dtypeBytes(x.dtype), x.alignment, s.outputs[0].alignment);
+  int64_t team = 0, items = 0;
+  if (!rowTeam(s, norm, vec, x.dtype, team, items, error))
+    return false;
+  os << "  static constexpr int VEC = " << vec << ", TEAM = " << team
+     << ", ITEMS = " << items << ";\n";
+  // Scale and bias as vectors when they run along the row (their collapsed
+  // access is the row itself) from VEC-aligned addresses.
+  for (size_t k = 0; k < 2; ++k) {
+    bool v = false;
+    if (k < view.inputs.size()) {
+      const StridedAccess &a = space.accesses[k];
+      v = vec > 1 && space.shape.size() == 1 && a.base == 0 &&
+          a.strides[0] == 1 &&
+          view.inputs[k].alignment % (vec * dtypeBytes(view.inputs[k].dtype)) ==
+              0;
+    }
+    os << "  static constexpr bool " << (k == 0 ? "SVEC" : "BVEC") << " = "
+       << (v ? "true" : "false") << ";\n";
+  }
   os << "  __device__ static __forceinline__ C eps() { return "
      << computeLiteral(s.config.getFloat("epsilon"), x.dtype) << "; }\n";
   os << "  __device__ static __forceinline__ C ld_scale(S v) { return "

@@ -41,6 +41,53 @@ int64_t rowBlockSize(int64_t len) {
   return 512;
 }
 
+/// Threads per row for softmax and layer norm over `rows` rows of `len`
+/// elements of `bytes` each: about four 16-byte vectors a thread, so the row
+/// stays in registers (reduce.cuh, P::ITEMS), and more threads while the
+/// rows alone would leave the GPU (132 SMs x 2048 threads) idle. A power of
+/// two up to 32 (several rows share a block) or a multiple of 32 up to 512
+/// (the block; 1024 would halve the registers a thread may hold).
+int64_t rowTeamSize(int64_t rows, int64_t len, int64_t bytes) {
+  constexpr int64_t kFillThreads = 132 * 2048, kItems = 4, kMaxTeam = 512;
+  const int64_t nv = std::max<int64_t>(1, ceilDiv(len * bytes, 16));
+  auto items = [&](int64_t t) { return ceilDiv(nv, t); };
+  int64_t team = 1;
+  while (team < 32 && items(team) > kItems)
+    team *= 2;
+  if (items(team) > kItems)
+    team = std::min(kMaxTeam, ceilDiv(ceilDiv(nv, kItems), 32) * 32);
+  while (rows * team < kFillThreads && team < kMaxTeam &&
+         (team < 32 || items(team) > 1))
+    team = team < 32 ? team * 2
+                     : std::min(kMaxTeam,
+                                ceilDiv(ceilDiv(nv, items(team) - 1), 32) * 32);
+  return team;
+}
+
+/// block_size of softmax-"row" and layer_norm: threads per row.
+bool validRowTeam(int64_t team) {
+  return team >= 1 && team <= 1024 &&
+         (team <= 32 ? (team & (team - 1)) == 0 : team % 32 == 0);
+}
+constexpr const char *kRowTeamRule =
+    "block_size (threads per row) must be a power of two up to 32 or a "
+    "multiple of 32 up to 1024";
+
+/// Block and grid of a row kernel with `team` threads per row: teams of up
+/// to a warp share a block of up to 128 threads (blocks of one warp would
+/// cap an SM at 32 blocks, half its threads), but no fewer than 4 blocks
+/// per SM where the rows allow.
+void setRowGeometry(LaunchSpec &s, int64_t rows, int64_t team) {
+  constexpr int64_t kTargetBlocks = 4 * 132;
+  int64_t perBlock = team <= 32 ? 128 / team : 1;
+  while (perBlock > 1 && perBlock * team > 32 &&
+         ceilDiv(rows, perBlock) < kTargetBlocks)
+    perBlock /= 2;
+  s.block = {team * perBlock, 1, 1};
+  s.grid = {std::clamp<int64_t>(ceilDiv(rows, perBlock), 1, kMaxGridX), 1, 1};
+  s.smem = 0;
+}
+
 const std::set<std::string> &unaryOps() {
   static const std::set<std::string> ops = {
       "sqrt", "reciprocal", "exp",   "log",        "erf",  "tanh", "sigmoid",
@@ -106,6 +153,25 @@ void setGridStride(LaunchSpec &s, int64_t items, int64_t block = 256) {
   s.grid = {gridStrideBlocks(items, block), 1, 1};
   s.smem = 0;
 }
+
+/// Elementwise and fused elementwise launches over `items` vectors: each
+/// thread takes enough items per pass (EmitElementwise.cpp's unroll, which
+/// it derives from this grid) for about four loads of 16 bytes or less in
+/// flight from the inputs that stream along the innermost axis (a broadcast
+/// along it is one cached scalar), and the grid covers the tensor in one
+/// pass up to 2^20 blocks of 256.
+void setElementwiseGrid(LaunchSpec &s, const IndexSpace &space, int64_t items) {
+  constexpr int64_t kBlock = 256, kLoads = 4, kMaxBlocks = int64_t(1) << 20;
+  int64_t streamed = 0;
+  for (size_t k = 0; k + 1 < space.accesses.size(); ++k)
+    streamed += space.accesses[k].strides.back() != 0;
+  const int64_t unroll = std::clamp<int64_t>(
+      ceilDiv(kLoads, std::max<int64_t>(1, streamed)), 1, 4);
+  s.block = {kBlock, 1, 1};
+  s.grid = {std::clamp<int64_t>(ceilDiv(items, kBlock * unroll), 1, kMaxBlocks),
+            1, 1};
+  s.smem = 0;
+}
 } // namespace
 
 bool configureLaunch(LaunchSpec &s, std::string &error) {
@@ -127,9 +193,10 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
     for (const BufferSpec &in : s.inputs)
       if (in.rank() > out.rank())
         return fail("an input has a higher rank than the output");
-    if (!checkVec(s, collapse(broadcastSpace(s)), why))
+    IndexSpace space = collapse(broadcastSpace(s));
+    if (!checkVec(s, space, why))
       return fail(why);
-    setGridStride(s, n / c.getInt("vec"));
+    setElementwiseGrid(s, space, n / c.getInt("vec"));
     return true;
   };
   if (s.kind == "elementwise") {
@@ -151,6 +218,11 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
                            why))
       return fail(why);
     for (const FusedStep &st : steps) {
+      if (st.op == "const") { // A literal: a value and no operands.
+        if (!st.args.empty() || !st.attrs.has("value"))
+          return fail("step 'const' takes a value and no operands");
+        continue;
+      }
       size_t arity = binaryOps().count(st.op)  ? 2
                      : st.op == "where"        ? 3
                      : unaryOps().count(st.op) ? 1
@@ -258,12 +330,12 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
     if (variant == "row") {
       if (l.inner != 1)
         return fail("the row variant needs the softmax axis innermost");
-      int64_t block = c.getInt("block_size", rowBlockSize(l.len));
-      c.set("block_size", ConfigValue::ofInt(block));
-      if (block % 32 != 0 || block > 1024 || block < 32)
-        return fail("block_size must be a multiple of 32 in [32, 1024]");
-      s.block = {block, 1, 1};
-      s.grid = {std::clamp<int64_t>(l.outer, 1, kMaxGridX), 1, 1};
+      int64_t team = c.getInt(
+          "block_size", rowTeamSize(l.outer, l.len, dtypeBytes(out.dtype)));
+      c.set("block_size", ConfigValue::ofInt(team));
+      if (!validRowTeam(team))
+        return fail(kRowTeamRule);
+      setRowGeometry(s, l.outer, team);
     } else if (variant == "col") {
       setGridStride(s, l.outer * l.inner);
     } else {
@@ -281,12 +353,12 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
     for (int64_t d = axis; d < out.rank(); ++d)
       norm *= out.shape[d];
     int64_t rows = norm == 0 ? 0 : n / norm;
-    int64_t block = c.getInt("block_size", rowBlockSize(norm));
-    c.set("block_size", ConfigValue::ofInt(block));
-    if (block % 32 != 0 || block > 1024 || block < 32)
-      return fail("block_size must be a multiple of 32 in [32, 1024]");
-    s.block = {block, 1, 1};
-    s.grid = {std::clamp<int64_t>(rows, 1, kMaxGridX), 1, 1};
+    int64_t team =
+        c.getInt("block_size", rowTeamSize(rows, norm, dtypeBytes(out.dtype)));
+    c.set("block_size", ConfigValue::ofInt(team));
+    if (!validRowTeam(team))
+      return fail(kRowTeamRule);
+    setRowGeometry(s, rows, team);
     return true;
   }
   if (s.kind == "matmul") {

@@ -33,9 +33,15 @@ BufferSpec buf(DType t, std::vector<int64_t> shape, int64_t align = 256) {
 struct Case {
   LaunchSpec spec;
   int64_t expectVec = -1; // -1: don't care
+  /// Text the generated source must contain (the path a template takes).
+  std::vector<std::string> expectSource;
+  /// The launch geometry configureLaunch must pick (0: don't care).
+  int64_t expectBlock = 0, expectGrid = 0;
 };
 
 std::vector<Case> cases;
+/// Launches configureLaunch must reject, with a piece of the message.
+std::vector<std::pair<LaunchSpec, std::string>> rejects;
 
 LaunchSpec &add(const std::string &name, const std::string &kind,
                 std::vector<BufferSpec> ins, BufferSpec out,
@@ -52,6 +58,35 @@ LaunchSpec &add(const std::string &name, const std::string &kind,
 
 void setOp(LaunchSpec &s, const std::string &op) {
   s.config.set("op", ConfigValue::ofString(op));
+}
+
+/// The last case added: what its source must contain and its geometry.
+void expect(std::vector<std::string> source, int64_t block = 0,
+            int64_t grid = 0) {
+  cases.back().expectSource = std::move(source);
+  cases.back().expectBlock = block;
+  cases.back().expectGrid = grid;
+}
+
+LaunchSpec &softmaxRow(const std::string &name, DType t, int64_t rows,
+                       int64_t len, bool log = false, int64_t align = 256) {
+  LaunchSpec &s =
+      add(name, "softmax", {buf(t, {rows, len}, align)}, buf(t, {rows, len}));
+  s.config.set("axis", ConfigValue::ofInt(1));
+  s.config.set("log", ConfigValue::ofBool(log));
+  return s;
+}
+
+LaunchSpec &layerNormRow(const std::string &name, DType t, DType st,
+                         int64_t rows, int64_t n, bool bias,
+                         int64_t scaleAlign = 256) {
+  std::vector<BufferSpec> ins = {buf(t, {rows, n}), buf(st, {n}, scaleAlign)};
+  if (bias)
+    ins.push_back(buf(st, {n}, scaleAlign));
+  LaunchSpec &l = add(name, "layer_norm", ins, buf(t, {rows, n}));
+  l.config.set("axis", ConfigValue::ofInt(1));
+  l.config.set("epsilon", ConfigValue::ofFloat(1e-5));
+  return l;
 }
 
 void buildCases() {
@@ -300,6 +335,264 @@ void buildCases() {
             buf(DType::F32, {2, 3, 4, 4}));
     b.config.set("epsilon", ConfigValue::ofFloat(1e-5));
   }
+  // bench/micro.py's memory-bound shapes (fp16, 32768 x 4096: 256 MiB per
+  // tensor): SiLU-mul-add chains of two and three inputs, layer norm, RMS
+  // norm and softmax over the last axis.
+  {
+    const int64_t R = 32768, C = 4096;
+    LaunchSpec &e2 = add("bench_fused_silu2", "fused_elementwise",
+                         {buf(DType::F16, {R, C}), buf(DType::F16, {R, C})},
+                         buf(DType::F16, {R, C}), 8);
+    e2.config.set("program",
+                  ConfigValue::ofString(
+                      "t0 = sigmoid(i0) : f16; t1 = mul(i0, t0) : f16; "
+                      "t2 = mul(t1, i0) : f16; t3 = add(t2, i1) : f16"));
+    LaunchSpec &e3 = add("bench_fused_silu3", "fused_elementwise",
+                         {buf(DType::F16, {R, C}), buf(DType::F16, {R, C}),
+                          buf(DType::F16, {R, C})},
+                         buf(DType::F16, {R, C}), 8);
+    e3.config.set("program",
+                  ConfigValue::ofString(
+                      "t0 = sigmoid(i0) : f16; t1 = mul(i0, t0) : f16; "
+                      "t2 = mul(t1, i1) : f16; t3 = add(t2, i2) : f16"));
+    LaunchSpec &ln = add(
+        "bench_layer_norm", "layer_norm",
+        {buf(DType::F16, {R, C}), buf(DType::F16, {C}), buf(DType::F16, {C})},
+        buf(DType::F16, {R, C}));
+    ln.config.set("axis", ConfigValue::ofInt(1));
+    ln.config.set("epsilon", ConfigValue::ofFloat(1e-5));
+    LaunchSpec &rn = add("bench_rms_norm", "layer_norm",
+                         {buf(DType::F16, {R, C}), buf(DType::F16, {C})},
+                         buf(DType::F16, {R, C}));
+    rn.config.set("axis", ConfigValue::ofInt(1));
+    rn.config.set("epsilon", ConfigValue::ofFloat(1e-6));
+    rn.config.set("rms", ConfigValue::ofBool(true));
+    LaunchSpec &sm = add("bench_softmax", "softmax", {buf(DType::F16, {R, C})},
+                         buf(DType::F16, {R, C}));
+    sm.config.set("axis", ConfigValue::ofInt(1));
+    sm.config.set("log", ConfigValue::ofBool(false));
+  }
+  // Where the bench kernels land: two inputs take two 8-wide items per
+  // thread (four 16-byte loads in flight), three inputs too; the row kernels
+  // hold four 16-byte vectors a thread (128 threads per 4096-element row,
+  // one row per block, a block per row).
+  for (Case &c : cases) {
+    const std::string &n = c.spec.name;
+    if (n == "bench_fused_silu2" || n == "bench_fused_silu3") {
+      c.expectSource = {"for (int u = 0; u < 2; ++u)"};
+      c.expectBlock = 256;
+      c.expectGrid = 32768;
+    } else if (n == "bench_layer_norm" || n == "bench_rms_norm") {
+      c.expectSource = {"VEC = 8, TEAM = 128, ITEMS = 4;", "SVEC = true;"};
+      c.expectBlock = 128;
+      c.expectGrid = 32768;
+    } else if (n == "bench_softmax") {
+      c.expectSource = {"TEAM = 128, ITEMS = 4;"};
+      c.expectBlock = 128;
+      c.expectGrid = 32768;
+    }
+  }
+
+  // Row kernels with the row in registers (ITEMS > 0) and streamed
+  // (ITEMS = 0), over lengths that do and do not split evenly over the
+  // team, odd lengths (scalar access), sub-warp teams with several rows to a
+  // block, whole-block teams that are not a power of two, and mixed dtypes.
+  for (bool log : {false, true}) {
+    const std::string sfx = log ? "_log" : "";
+    softmaxRow("softmax_held_4000" + sfx, DType::F16, 4096, 4000, log);
+    expect({"VEC = 8;", "TEAM = 128, ITEMS = 4;"}, 128, 4096);
+    softmaxRow("softmax_held_odd" + sfx, DType::F16, 4096, 4095, log);
+    expect({"VEC = 1;", "TEAM = 128, ITEMS = 32;"}, 128, 4096);
+    softmaxRow("softmax_attn128" + sfx, DType::F16, 32 * 12 * 128, 128, log);
+    expect({"TEAM = 8, ITEMS = 2;"}, 128, 3072);
+    softmaxRow("softmax_long_held" + sfx, DType::F16, 1024, 32768, log);
+    expect({"TEAM = 512, ITEMS = 8;"}, 512, 1024);
+    softmaxRow("softmax_streamed" + sfx, DType::F16, 64, 1 << 17, log);
+    expect({"TEAM = 512, ITEMS = 0;"}, 512, 64);
+    softmaxRow("softmax_held_f32" + sfx, DType::F32, 8192, 4096, log);
+    expect({"VEC = 4;", "TEAM = 256, ITEMS = 4;"}, 256, 8192);
+    softmaxRow("softmax_held_f64" + sfx, DType::F64, 1000, 1000, log);
+    expect({"VEC = 2;", "TEAM = 512, ITEMS = 1;"}, 512, 1000);
+    softmaxRow("softmax_held_bf16_misaligned" + sfx, DType::BF16, 3000, 1000,
+               log, 2);
+    expect({"VEC = 1;"});
+  }
+  {
+    // A row too short for a warp and too few rows to fill the GPU: the team
+    // grows to a warp, a block per row.
+    softmaxRow("softmax_tiny", DType::F32, 4, 10);
+    expect({"TEAM = 32, ITEMS = 1;"}, 32, 4);
+    softmaxRow("softmax_fewrows", DType::F32, 4, 500);
+    expect({"TEAM = 128, ITEMS = 1;"}, 128, 4);
+    // An explicit sub-warp team (as autotuning may set): 8 rows per block
+    // of 128 threads, the last block partly idle; over 100 rows, 2 rows
+    // per block of a warp, so that more SMs get one.
+    LaunchSpec &t = softmaxRow("softmax_team16", DType::F16, 100001, 256);
+    t.config.set("block_size", ConfigValue::ofInt(16));
+    expect({"TEAM = 16, ITEMS = 2;"}, 128, 12501);
+    LaunchSpec &t2 = softmaxRow("softmax_team16_few", DType::F16, 100, 256);
+    t2.config.set("block_size", ConfigValue::ofInt(16));
+    expect({"TEAM = 16, ITEMS = 2;"}, 32, 50);
+  }
+  for (bool bias : {false, true}) {
+    const std::string sfx = bias ? "_bias" : "";
+    layerNormRow("layer_norm_bert" + sfx, DType::F16, DType::F16, 4096, 768,
+                 bias);
+    expect({"TEAM = 96, ITEMS = 1;", "SVEC = true;"}, 96, 4096);
+    layerNormRow("layer_norm_1000" + sfx, DType::F16, DType::F16, 16384, 1000,
+                 bias);
+    expect({"VEC = 8, TEAM = 32, ITEMS = 4;"}, 128, 4096);
+    layerNormRow("layer_norm_odd" + sfx, DType::BF16, DType::BF16, 4096, 4097,
+                 bias);
+    expect({"VEC = 1,", "SVEC = false;"});
+    layerNormRow("layer_norm_f32_scale" + sfx, DType::F16, DType::F32, 8192,
+                 4096, bias);
+    expect({"ITEMS = 4;", "SVEC = true;"});
+    layerNormRow("layer_norm_scale_misaligned" + sfx, DType::F16, DType::F16,
+                 8192, 4096, bias, 4);
+    expect({"ITEMS = 4;", "SVEC = false;", "BVEC = false;"});
+    layerNormRow("layer_norm_streamed" + sfx, DType::F32, DType::F32, 16,
+                 1 << 16, bias);
+    expect({"ITEMS = 0;"});
+    layerNormRow("layer_norm_f64" + sfx, DType::F64, DType::F64, 64, 3000,
+                 bias);
+  }
+  {
+    LaunchSpec &r = layerNormRow("rms_norm_held", DType::BF16, DType::BF16,
+                                 16384, 2048, false);
+    r.config.set("rms", ConfigValue::ofBool(true));
+    expect({"RMS = true;", "ITEMS = 4;"});
+    LaunchSpec &b = add("layer_norm_bcast_scale", "layer_norm",
+                        {buf(DType::F16, {4096, 8, 64}),
+                         buf(DType::F16, {1, 64}), buf(DType::F16, {8, 1})},
+                        buf(DType::F16, {4096, 8, 64}));
+    b.config.set("axis", ConfigValue::ofInt(1));
+    b.config.set("epsilon", ConfigValue::ofFloat(1e-5));
+    expect({"SVEC = false;", "BVEC = false;", "ITEMS = 1;"});
+  }
+  // Explicit teams (as autotuning may set them) over f32 rows: a partial
+  // last item in whole-block, warp and sub-warp teams, teams past the last
+  // row in the last block, scalar rows, streamed rows with several rows to
+  // a block.
+  struct RowCase {
+    const char *name;
+    int64_t rows, len, team;
+    const char *text;
+  };
+  const RowCase rowCases[] = {
+      {"block64", 37, 1000, 64, "TEAM = 64, ITEMS = 4;"},
+      {"warp_scalar", 2113, 1001, 32, "TEAM = 32, ITEMS = 32;"},
+      {"team8", 3001, 40, 8, "TEAM = 8, ITEMS = 2;"},
+      {"streamed", 5, 20000, 64, "TEAM = 64, ITEMS = 0;"},
+      {"streamed_team16", 2113, 3000, 16, "TEAM = 16, ITEMS = 0;"},
+  };
+  for (const RowCase &rc : rowCases)
+    for (bool log : {false, true}) {
+      LaunchSpec &sm = softmaxRow(std::string("softmax_f32_") + rc.name +
+                                      (log ? "_log" : ""),
+                                  DType::F32, rc.rows, rc.len, log);
+      sm.config.set("block_size", ConfigValue::ofInt(rc.team));
+      expect({rc.text});
+    }
+  for (const RowCase &rc : rowCases)
+    for (int variant = 0; variant < 3; ++variant) { // bias, no bias, rms
+      LaunchSpec &ln =
+          layerNormRow(std::string("layer_norm_f32_") + rc.name +
+                           (variant == 0   ? "_bias"
+                            : variant == 1 ? ""
+                                           : "_rms"),
+                       DType::F32, DType::F32, rc.rows, rc.len, variant == 0);
+      if (variant == 2)
+        ln.config.set("rms", ConfigValue::ofBool(true));
+      ln.config.set("block_size", ConfigValue::ofInt(rc.team));
+      expect({rc.text});
+    }
+  {
+    LaunchSpec &b = add("layer_norm_f32_bcast_scale", "layer_norm",
+                        {buf(DType::F32, {37, 5, 8}), buf(DType::F32, {1, 8}),
+                         buf(DType::F32, {5, 1})},
+                        buf(DType::F32, {37, 5, 8}));
+    b.config.set("axis", ConfigValue::ofInt(1));
+    b.config.set("epsilon", ConfigValue::ofFloat(1e-5));
+    expect({"SVEC = false;", "BVEC = false;"});
+  }
+  // Elementwise tails: odd extents with several items per thread.
+  {
+    setOp(add("add_f32_bcast_odd", "elementwise",
+              {buf(DType::F32, {1000, 37}), buf(DType::F32, {37})},
+              buf(DType::F32, {1000, 37}), 1),
+          "add");
+    expect({"for (int u = 0; u < 2; ++u)"});
+    setOp(add("copy_f32_odd", "elementwise", {buf(DType::F32, {262147})},
+              buf(DType::F32, {262147}), 1),
+          "copy");
+    expect({"for (int u = 0; u < 4; ++u)"});
+    LaunchSpec &f =
+        add("fused_f32_fma3", "fused_elementwise",
+            {buf(DType::F32, {4096, 64}), buf(DType::F32, {4096, 64}),
+             buf(DType::F32, {4096, 64})},
+            buf(DType::F32, {4096, 64}), 4);
+    f.config.set("program",
+                 ConfigValue::ofString(
+                     "t0 = sigmoid(i0) : f32; t1 = mul(i0, t0) : f32; "
+                     "t2 = mul(t1, i1) : f32; t3 = add(t2, i2) : f32"));
+    expect({"for (int u = 0; u < 2; ++u)"});
+    setOp(add("where_f32_scalar", "elementwise",
+              {buf(DType::Bool, {333, 3}), buf(DType::F32, {333, 3}),
+               buf(DType::F32, {})},
+              buf(DType::F32, {333, 3})),
+          "where");
+    setOp(add("sigmoid_f32_odd", "elementwise", {buf(DType::F32, {100003})},
+              buf(DType::F32, {100003}), 1),
+          "sigmoid");
+  }
+  // Block sizes a row kernel rejects: not a power of two below a warp, not a
+  // multiple of a warp above it.
+  for (int64_t bs : {int64_t(12), int64_t(48), int64_t(2048)}) {
+    LaunchSpec s;
+    s.name = "softmax_bad_block_" + std::to_string(bs);
+    s.kind = "softmax";
+    s.inputs = {buf(DType::F32, {4, 100})};
+    s.outputs = {buf(DType::F32, {4, 100})};
+    s.config.set("axis", ConfigValue::ofInt(1));
+    s.config.set("log", ConfigValue::ofBool(false));
+    s.config.set("block_size", ConfigValue::ofInt(bs));
+    rejects.push_back({s, "block_size (threads per row)"});
+  }
+
+  // Elementwise items per thread follow the streamed inputs: one input or a
+  // row-broadcast operand (a scalar per row) takes 4 items, two streamed
+  // inputs 2; small tensors keep one item and a single block.
+  {
+    setOp(add("copy_big", "elementwise", {buf(DType::F32, {1 << 20})},
+              buf(DType::F32, {1 << 20}), 4),
+          "copy");
+    expect({"for (int u = 0; u < 4; ++u)"}, 256, 256);
+    setOp(add("add_rowbcast_big", "elementwise",
+              {buf(DType::F16, {4096, 1024}), buf(DType::F16, {4096, 1})},
+              buf(DType::F16, {4096, 1024}), 8),
+          "add");
+    expect({"for (int u = 0; u < 4; ++u)", "c_r /= 1024"}, 256, 512);
+    setOp(add("add_colbcast_big", "elementwise",
+              {buf(DType::F16, {4096, 1024}), buf(DType::F16, {1024})},
+              buf(DType::F16, {4096, 1024}), 8),
+          "add");
+    expect({"for (int u = 0; u < 2; ++u)"}, 256, 1024);
+    setOp(add("sigmoid_odd_big", "elementwise", {buf(DType::F32, {999999})},
+              buf(DType::F32, {999999}), 1),
+          "sigmoid");
+    expect({"for (int u = 0; u < 4; ++u)", "out0[o] = "}, 256, 977);
+    setOp(add("add_small", "elementwise",
+              {buf(DType::F32, {8, 64}), buf(DType::F32, {8, 1})},
+              buf(DType::F32, {8, 64}), 4),
+          "add");
+    expect({"for (int u = 0; u < 1; ++u)"}, 256, 1);
+    LaunchSpec &tr =
+        add("trilu_big", "trilu", {buf(DType::F16, {64, 512, 512})},
+            buf(DType::F16, {64, 512, 512}), 8);
+    tr.config.set("k", ConfigValue::ofInt(0));
+    tr.config.set("upper", ConfigValue::ofBool(false));
+  }
   // Matmuls: both paths, every transpose, batch broadcast, gemm epilogue.
   for (DType t : {DType::F16, DType::BF16, DType::F32, DType::F64, DType::I32,
                   DType::I64})
@@ -428,15 +721,51 @@ int main(int argc, char **argv) {
                   (long long)c.expectVec);
       ++failures;
     }
+    if ((c.expectBlock && c.spec.block[0] != c.expectBlock) ||
+        (c.expectGrid && c.spec.grid[0] != c.expectGrid)) {
+      std::printf("FAIL %s: block %lld grid %lld, expected %lld and %lld\n",
+                  c.spec.name.c_str(), (long long)c.spec.block[0],
+                  (long long)c.spec.grid[0], (long long)c.expectBlock,
+                  (long long)c.expectGrid);
+      ++failures;
+    }
     kiln::codegen::cuda::KernelSource src;
     if (!kiln::codegen::cuda::emitKernelSource(c.spec, src, error)) {
       std::printf("FAIL emit %s: %s\n", c.spec.name.c_str(), error.c_str());
       ++failures;
       continue;
     }
-    if (verbose && argc > 2 && c.spec.name == argv[2])
-      std::printf("%s\n", src.source.c_str());
+    for (const std::string &text : c.expectSource)
+      if (src.source.find(text) == std::string::npos) {
+        std::printf("FAIL %s: the source lacks \"%s\"\n", c.spec.name.c_str(),
+                    text.c_str());
+        ++failures;
+      }
+    // -v NAME prints that kernel's source; -v PREFIX* every match's, each
+    // after a line naming it.
+    if (verbose && argc > 2) {
+      std::string want = argv[2];
+      bool prefix = !want.empty() && want.back() == '*';
+      if (prefix)
+        want.pop_back();
+      if (prefix ? c.spec.name.compare(0, want.size(), want) == 0
+                 : c.spec.name == want)
+        std::printf("%s%s\n",
+                    prefix ? ("// ===== case " + c.spec.name + " grid " +
+                              std::to_string(c.spec.grid[0]) + " block " +
+                              std::to_string(c.spec.block[0]) + "\n")
+                                 .c_str()
+                           : "",
+                    src.source.c_str());
+    }
     requests.push_back({c.spec.name, src.entry, src.source});
+  }
+  for (auto &[spec, why] : rejects) {
+    if (configureLaunch(spec, error) || error.find(why) == std::string::npos) {
+      std::printf("FAIL %s: expected a rejection naming \"%s\", got \"%s\"\n",
+                  spec.name.c_str(), why.c_str(), error.c_str());
+      ++failures;
+    }
   }
   std::vector<kiln::nvrtc::CompiledKernel> compiled;
   kiln::nvrtc::CompileOptions options;

@@ -227,6 +227,27 @@ __device__ __forceinline__ void for_each_index(i64 n, F body) {
 // Scalar math with the evaluator's semantics
 //===----------------------------------------------------------------------===//
 
+/// a / b, correctly rounded, for f32 operands far from the edges of the
+/// range: callers keep a in [2^-64, 1] and b in [1, 2^32], where IEEE
+/// division (div.rn.f32) takes its fast path. These are the instructions
+/// div.rn runs there (approximate reciprocal, one Newton step, quotient, one
+/// correction), so the result is the same, without the range check and the
+/// slow-path call around them (checked against exact rational division over
+/// those ranges, with the reciprocal off by up to an ulp either way). With b
+/// fixed, construct once and divide many (the reciprocal is kept).
+struct FastDiv {
+  float b, y;
+  __device__ __forceinline__ explicit FastDiv(float d) : b(d) {
+    float y0;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y0) : "f"(d));
+    y = __fmaf_rn(y0, __fmaf_rn(-d, y0, 1.0f), y0);
+  }
+  __device__ __forceinline__ float operator()(float a) const {
+    const float q = __fmul_rn(a, y);
+    return __fmaf_rn(y, __fmaf_rn(-b, q, a), q);
+  }
+};
+
 namespace op {
 // Floats (compute types float and double).
 template <class C> __device__ __forceinline__ C fmax_nan(C x, C y) {
@@ -236,17 +257,19 @@ template <class C> __device__ __forceinline__ C fmin_nan(C x, C y) {
   return (x != x || y != y) ? (x != x ? x : y) : (x < y ? x : y);
 }
 __device__ __forceinline__ float sigmoid(float x) {
-  // Stable on both sides: never exp of a large positive.
-  if (x >= 0.0f)
-    return 1.0f / (1.0f + expf(-x));
-  float e = expf(x);
-  return e / (1.0f + e);
+  // Stable on both sides: never exp of a large positive. 1 / (1 + exp(-x))
+  // for x >= 0, exp(x) / (1 + exp(x)) below, with one exp and no branch (a
+  // warp with both signs would run both sides). 1 + e rounds to 1 for
+  // e <= 2^-24, where the quotient is the numerator itself; otherwise both
+  // operands lie in [2^-24, 2], on the fast path of the correctly rounded
+  // division (NaN stays NaN through it).
+  const float e = expf(-fabsf(x));
+  const float d = 1.0f + e, n = x >= 0.0f ? 1.0f : e;
+  return d == 1.0f ? n : FastDiv(d)(n);
 }
 __device__ __forceinline__ double sigmoid(double x) {
-  if (x >= 0.0)
-    return 1.0 / (1.0 + exp(-x));
-  double e = exp(x);
-  return e / (1.0 + e);
+  const double e = exp(-fabs(x));
+  return (x >= 0.0 ? 1.0 : e) / (1.0 + e);
 }
 __device__ __forceinline__ float relu(float x) {
   return x != x ? x : (x > 0.0f ? x : 0.0f);
