@@ -187,8 +187,11 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
                          kPerm = identity(rank);
     std::swap(kPerm[rank - 1], kPerm[rank - 2]);
     Value k = kt;
-    // K^T scaled by a scalar after its transpose: scale before it instead
-    // (the same values), so the transpose folds.
+    // K^T scaled by a scalar after its transpose: scaled before it instead
+    // (the same values), so the transpose folds. Decided here, built below
+    // once nothing can fail.
+    g::MulOp kScale;
+    Value kScalar;
     if (auto mul = kt.getDefiningOp<g::MulOp>()) {
       Value t, c;
       auto scalarConst = [](Value w) {
@@ -197,22 +200,23 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
       };
       if (kt.hasOneUse() &&
           kiln::match::splitOperands(mul, t, c, scalarConst) &&
-          t.getType() == kt.getType() && t.hasOneUse())
-        if (auto tr = t.getDefiningOp<g::TransposeOp>()) {
-          OpBuilder::InsertionGuard guard(rewriter);
-          rewriter.setInsertionPoint(mul);
-          Value scaled = g::MulOp::create(rewriter, mul.getLoc(),
-                                          tr.getInput().getType(),
-                                          tr.getInput(), c);
-          k = g::TransposeOp::create(rewriter, tr.getLoc(), kt.getType(),
-                                     scaled, tr.getPermAttr());
-        }
+          t.getType() == kt.getType() && t.hasOneUse() &&
+          t.getDefiningOp<g::TransposeOp>()) {
+        kScale = mul;
+        kScalar = c;
+        k = t;
+      }
     }
     foldTranspose(q, qPerm, locs);
     foldTranspose(v, vPerm, locs);
     foldTranspose(k, kPerm, locs);
     if (kPerm.back() != rank - 1)
       return failure();
+    if (kScale) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(kScale);
+      k = g::MulOp::create(rewriter, kScale.getLoc(), k.getType(), k, kScalar);
+    }
     // The output: fold a transpose that is its only user.
     SmallVector<int64_t> outPerm = identity(rank);
     Operation *replaced = pv;
