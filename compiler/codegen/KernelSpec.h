@@ -38,7 +38,8 @@
 //                not yet checked on a GPU), split_k (mma: 1, 2, 4, 8 blocks of
 //                a cluster share each output tile's K range).
 //   attention    scale (the scores' factor), q_perm, k_perm, v_perm, out_perm,
-//                nan_to_zero (graph.attention's); inputs q, k, v[, bias], f16/bf16, head
+//                nan_to_zero, q_heads/k_heads/v_heads ([offset, count] of
+//                the canonical heads axis) (graph.attention's); inputs q, k, v[, bias], f16/bf16, head
 //                dimensions multiples of 16 up to 128. Tuning: block_m (64,
 //                128: query rows per block), block_n (32, 64: keys per step).
 //   conv         strides, pads, dilations, group; inputs x, w[, bias].

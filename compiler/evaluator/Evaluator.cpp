@@ -1153,12 +1153,23 @@ Tensor evalAttention(graph::AttentionOp op, ArrayRef<Tensor> in,
       shape.push_back(t.shape()[p]);
     return evalTranspose(t, perm, shape);
   };
-  Tensor q = permuted(in[0], op.getQPerm());
-  Tensor v = permuted(in[2], op.getVPerm());
+  // Heads offset..offset+count of a canonical operand (axis 1).
+  auto heads = [](Tensor t, std::optional<ArrayRef<int64_t>> range,
+                  int64_t axis) {
+    if (!range)
+      return t;
+    SmallVector<int64_t> starts(t.rank(), 0), steps(t.rank(), 1),
+        shape(t.shape().begin(), t.shape().end());
+    starts[axis] = (*range)[0];
+    shape[axis] = (*range)[1];
+    return evalSlice(t, starts, steps, shape);
+  };
+  Tensor q = heads(permuted(in[0], op.getQPerm()), op.getQHeads(), 1);
+  Tensor v = heads(permuted(in[2], op.getVPerm()), op.getVHeads(), 1);
   // K^T: the canonical K with its last two axes swapped.
   SmallVector<int64_t> kt(op.getKPerm());
   std::swap(kt[kt.size() - 1], kt[kt.size() - 2]);
-  Tensor k = permuted(in[1], kt);
+  Tensor k = heads(permuted(in[1], kt), op.getKHeads(), 1);
   const int64_t rank = q.rank();
   SmallVector<int64_t> scoresShape(q.shape().begin(), q.shape().end() - 1);
   scoresShape.push_back(k.shape().back());

@@ -476,13 +476,19 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
             a.getScaleAttr() ? a.getScaleAttr().getValueAsDouble() : 1.0;
         if (a.getScaleDivides())
           scale = 1.0 / scale;
-        return allocAndLaunch(a, "attention",
-                              cfg({{"scale", f64(scale)},
+        Config c = cfg({{"scale", f64(scale)},
                                    {"q_perm", ints(a.getQPerm())},
                                    {"k_perm", ints(a.getKPerm())},
                                    {"v_perm", ints(a.getVPerm())},
                                    {"out_perm", ints(a.getOutPerm())},
-                                   {"nan_to_zero", boolean(a.getNanToZero())}}),
+                                   {"nan_to_zero", boolean(a.getNanToZero())}});
+        if (auto h = a.getQHeads())
+          c.set("q_heads", ints(*h));
+        if (auto h = a.getKHeads())
+          c.set("k_heads", ints(*h));
+        if (auto h = a.getVHeads())
+          c.set("v_heads", ints(*h));
+        return allocAndLaunch(a, "attention", std::move(c),
                               SmallVector<Value>(a->getOperands()));
       })
       .Case([&](graph::BatchNormOp n) {

@@ -68,6 +68,42 @@ void foldTranspose(Value &v, SmallVector<int64_t> &perm,
   locs.push_back(t.getLoc());
 }
 
+/// A rank-4 operand `v` = Reshape(Slice(x)) that splits heads out of a
+/// contiguous chunk of x's last axis (a fused Q/K/V projection: x [..., F],
+/// the slice [..., a:a+H*D], the reshape [..., H, D]), read through `perm`
+/// with the heads axis canonical axis 1: `x` viewed as [..., F/D, D] with
+/// heads a/D..a/D+H. Returns the [offset, count] and the view (built by the
+/// caller) through `source` and `viewType`.
+std::optional<std::array<int64_t, 2>>
+headSlice(Value v, ArrayRef<int64_t> perm, Value &source,
+          RankedTensorType &viewType) {
+  auto r = v.getDefiningOp<g::ReshapeOp>();
+  if (!r || perm.size() != 4 || perm[1] != 2)
+    return std::nullopt;
+  auto sl = r.getInput().getDefiningOp<g::SliceOp>();
+  if (!sl)
+    return std::nullopt;
+  ArrayRef<int64_t> out = r.getType().getShape(); // [b, s, H, D]
+  auto slType = cast<RankedTensorType>(sl.getType());
+  auto xType = cast<RankedTensorType>(sl.getInput().getType());
+  ArrayRef<int64_t> in = slType.getShape(), xs = xType.getShape();
+  const int64_t n = xType.getRank();
+  if (n != 3 || in.size() != 3 || in[0] != out[0] || in[1] != out[1] ||
+      in[2] != out[2] * out[3])
+    return std::nullopt;
+  ArrayRef<int64_t> starts = sl.getStarts(), steps = sl.getSteps();
+  const int64_t d = out[3];
+  for (int64_t i = 0; i < n; ++i)
+    if (steps[i] != 1 || (i < n - 1 && (starts[i] != 0 || in[i] != xs[i])))
+      return std::nullopt;
+  if (starts[n - 1] % d != 0 || xs[n - 1] % d != 0)
+    return std::nullopt;
+  source = sl.getInput();
+  viewType = RankedTensorType::get({xs[0], xs[1], xs[2] / d, d},
+                                   xType.getElementType());
+  return std::array<int64_t, 2>{starts[n - 1] / d, out[2]};
+}
+
 struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(g::MatMulOp pv,
@@ -212,11 +248,31 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
     foldTranspose(k, kPerm, locs);
     if (kPerm.back() != rank - 1)
       return failure();
+    // Heads read straight out of a fused projection (not under a K scaling,
+    // which needs the sliced tensor).
+    Value sources[3];
+    RankedTensorType views[3];
+    std::optional<std::array<int64_t, 2>> heads[3] = {
+        headSlice(q, qPerm, sources[0], views[0]),
+        kScale ? std::nullopt : headSlice(k, kPerm, sources[1], views[1]),
+        headSlice(v, vPerm, sources[2], views[2])};
     if (kScale) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPoint(kScale);
       k = g::MulOp::create(rewriter, kScale.getLoc(), k.getType(), k, kScalar);
     }
+    Value *operands[3] = {&q, &k, &v};
+    for (int i = 0; i < 3; ++i)
+      if (heads[i]) {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointAfterValue(sources[i]);
+        *operands[i] = g::ReshapeOp::create(rewriter, operands[i]->getLoc(),
+                                            views[i], sources[i]);
+      }
+    auto headsAttr = [&](int i) {
+      return heads[i] ? rewriter.getDenseI64ArrayAttr(*heads[i])
+                      : DenseI64ArrayAttr();
+    };
     // The output: fold a transpose that is its only user.
     SmallVector<int64_t> outPerm = identity(rank);
     Operation *replaced = pv;
@@ -238,7 +294,8 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
         softmaxF32 ? rewriter.getUnitAttr() : UnitAttr(),
         nanToZero ? rewriter.getUnitAttr() : UnitAttr(),
         rewriter.getDenseI64ArrayAttr(qPerm), rewriter.getDenseI64ArrayAttr(kPerm),
-        rewriter.getDenseI64ArrayAttr(vPerm), rewriter.getDenseI64ArrayAttr(outPerm));
+        rewriter.getDenseI64ArrayAttr(vPerm), rewriter.getDenseI64ArrayAttr(outPerm),
+        headsAttr(0), headsAttr(1), headsAttr(2));
     rewriter.replaceOp(replaced, att.getResult());
     return success();
   }

@@ -422,12 +422,22 @@ LogicalResult AttentionOp::verify() {
   const char *names[] = {"q_perm", "k_perm", "v_perm"};
   Value ops[] = {getQ(), getK(), getV()};
   ArrayRef<int64_t> perms[] = {getQPerm(), getKPerm(), getVPerm()};
+  std::optional<ArrayRef<int64_t>> heads[] = {getQHeads(), getKHeads(),
+                                              getVHeads()};
   for (int i = 0; i < 3; ++i) {
     auto c = attentionCanonical(tensorType(ops[i]).getShape(), perms[i]);
     if (failed(c) || (int64_t)c->size() != rank)
       return emitOpError() << names[i]
                            << " must permute the operand's axes keeping the "
                               "last one last";
+    if (heads[i]) {
+      ArrayRef<int64_t> h = *heads[i];
+      if (rank != 4 || h.size() != 2 || h[0] < 0 || h[1] < 1 ||
+          h[0] + h[1] > (*c)[1])
+        return emitOpError() << "a heads range [offset, count] needs rank 4 "
+                                "and must lie within the operand's heads";
+      (*c)[1] = h[1];
+    }
     canon.push_back(*c);
   }
   ArrayRef<int64_t> q = canon[0], k = canon[1], v = canon[2];

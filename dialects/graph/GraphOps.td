@@ -288,7 +288,10 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
     to f32 and its result is cast back, as exporters of half-precision
     models write it; with `nan_to_zero` NaN probabilities (rows whose scores
     are all -inf) become 0 before `@ V`, as torch.export's decomposition of
-    scaled_dot_product_attention writes it. Every perm keeps the last axis last (the head dimension
+    scaled_dot_product_attention writes it. `q_heads = [offset, count]` (rank
+    4 only; also `k_heads`, `v_heads`) takes heads offset..offset+count of
+    the canonical operand (axis 1), so Q, K and V can be read out of one
+    fused projection. Every perm keeps the last axis last (the head dimension
     stays contiguous), so the kernel reads the operands where they are.
 
     ```mlir
@@ -306,7 +309,10 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
                    UnitAttr:$softmax_f32, UnitAttr:$nan_to_zero,
                    DenseI64ArrayAttr:$q_perm,
                    DenseI64ArrayAttr:$k_perm, DenseI64ArrayAttr:$v_perm,
-                   DenseI64ArrayAttr:$out_perm);
+                   DenseI64ArrayAttr:$out_perm,
+                   OptionalAttr<DenseI64ArrayAttr>:$q_heads,
+                   OptionalAttr<DenseI64ArrayAttr>:$k_heads,
+                   OptionalAttr<DenseI64ArrayAttr>:$v_heads);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$q `,` $k `,` $v (`,` $bias^)? attr-dict `:` "
                        "type($q) `,` type($k) `,` type($v) (`,` type($bias)^)? "

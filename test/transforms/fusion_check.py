@@ -162,6 +162,16 @@ def patterns():
         [vi("out", F16, [1, 2, 16, 32])],
         [const("c", np.float16(0.4204)), const("m", sdpa_mask), const("zero", np.float16(0))]), \
         "attention"
+    # GPT-2: Q, K and V split out of one c_attn projection, read in place.
+    yield "attention_gpt2_split_f16", model(
+        [N("Split", ["x", "sizes"], ["q", "k", "v"], axis=-1),
+         N("Reshape", ["q", "heads"], ["q4"]), N("Reshape", ["k", "heads"], ["k4"]),
+         N("Reshape", ["v", "heads"], ["v4"])] +
+        [N(n.op_type, [{"q": "q4", "k": "k4", "v": "v4"}.get(i, i) for i in n.input], list(n.output),
+           **{a.name: helper.get_attribute_value(a) for a in n.attribute}) for n in bhsd],
+        [vi("x", F16, [2, 16, 3 * 4 * 32]), vi("mask", F16, [2, 1, 1, 16])], [vi("out", F16, [2, 16, 4, 32])],
+        [const("scale", np.float16(0.1767767)), const("sizes", np.array([128, 128, 128], np.int64)),
+         const("heads", np.array([2, 16, 4, 32], np.int64))]), "attention"
     BF16 = TensorProto.BFLOAT16
     yield "attention_rank3_bf16", model(
         [N("Transpose", ["k"], ["kt"], perm=[0, 2, 1]), N("MatMul", ["q", "kt"], ["s"]),

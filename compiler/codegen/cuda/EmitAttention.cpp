@@ -76,12 +76,14 @@ bool emitAttention(const LaunchSpec &s, KernelSource &out,
   auto lit = [](int64_t v) { return intLiteral(v); };
   // 16-byte loads: every row start a multiple of 8 elements from a 16-byte
   // aligned buffer.
-  auto vecOk = [&](const BufferSpec &b, const std::array<int64_t, 4> &st) {
+  auto vecOk = [&](const BufferSpec &b, const std::array<int64_t, 4> &st,
+                   int64_t offset) {
     return b.alignment % 16 == 0 && st[0] % 8 == 0 && st[1] % 8 == 0 &&
-           st[2] % 8 == 0;
+           st[2] % 8 == 0 && offset % 8 == 0;
   };
-  const bool qVec = vecOk(s.inputs[0], l.q);
-  const bool kvVec = vecOk(s.inputs[1], l.k) && vecOk(s.inputs[2], l.v);
+  const bool qVec = vecOk(s.inputs[0], l.q, l.offsets[0]);
+  const bool kvVec = vecOk(s.inputs[1], l.k, l.offsets[1]) &&
+                     vecOk(s.inputs[2], l.v, l.offsets[2]);
   const double scale = s.config.getFloat("scale", 1.0);
 
   std::ostringstream os;
@@ -103,15 +105,17 @@ bool emitAttention(const LaunchSpec &s, KernelSource &out,
      << (s.config.getBool("nan_to_zero") ? "true" : "false") << ";\n";
   os << "  static constexpr float SCALE_LOG2 = "
      << floatLiteral(scale * 1.4426950408889634, true) << ";\n";
-  auto base = [&](const char *name, const std::array<int64_t, 4> &st) {
+  auto base = [&](const char *name, const std::array<int64_t, 4> &st,
+                  int64_t offset) {
     os << "  __device__ static __forceinline__ kiln::i64 " << name
-       << "(kiln::i64 z) { return (z / " << lit(l.b1) << ") * " << lit(st[0])
-       << " + (z % " << lit(l.b1) << ") * " << lit(st[1]) << "; }\n";
+       << "(kiln::i64 z) { return " << lit(offset) << " + (z / " << lit(l.b1)
+       << ") * " << lit(st[0]) << " + (z % " << lit(l.b1) << ") * "
+       << lit(st[1]) << "; }\n";
   };
-  base("q_base", l.q);
-  base("k_base", l.k);
-  base("v_base", l.v);
-  base("o_base", l.out);
+  base("q_base", l.q, l.offsets[0]);
+  base("k_base", l.k, l.offsets[1]);
+  base("v_base", l.v, l.offsets[2]);
+  base("o_base", l.out, 0);
   os << "  __device__ static __forceinline__ kiln::i64 bias_off(kiln::i64 z, "
         "kiln::i64 i, kiln::i64 j) { return (z / "
      << lit(l.b1) << ") * " << lit(l.bias[0]) << " + (z % " << lit(l.b1)

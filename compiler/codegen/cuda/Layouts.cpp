@@ -173,6 +173,22 @@ bool attentionLayout(const LaunchSpec &s, AttentionLayout &l,
       !canonical(s.inputs[1], s.config.getInts("k_perm"), l.k, kd, "k") ||
       !canonical(s.inputs[2], s.config.getInts("v_perm"), l.v, vd, "v"))
     return false;
+  // A `*_heads` range [offset, count] narrows the heads axis.
+  const char *headKeys[] = {"q_heads", "k_heads", "v_heads"};
+  std::array<int64_t, 4> *dims[] = {&qd, &kd, &vd};
+  std::array<int64_t, 4> *strides[] = {&l.q, &l.k, &l.v};
+  for (int i = 0; i < 3; ++i) {
+    if (!s.config.has(headKeys[i]))
+      continue;
+    std::vector<int64_t> h = s.config.getInts(headKeys[i]);
+    if (rank != 4 || h.size() != 2 || h[0] < 0 || h[1] < 1 ||
+        h[0] + h[1] > (*dims[i])[1])
+      return error = std::string(headKeys[i]) +
+                     " must be [offset, count] within the operand's heads",
+             false;
+    l.offsets[i] = h[0] * (*strides[i])[1];
+    (*dims[i])[1] = h[1];
+  }
   // The output buffer is the canonical output permuted by out_perm: its
   // axis i is canonical axis out_perm[i].
   std::vector<int64_t> operm = s.config.getInts("out_perm");

@@ -66,6 +66,9 @@ struct AttentionLayout {
   int64_t b0 = 1, b1 = 1, sq = 0, sk = 0, d = 0, dv = 0;
   /// {b0, b1, seq, head} strides.
   std::array<int64_t, 4> q{}, k{}, v{}, out{}, bias{};
+  /// Element offsets of q, k and v's first canonical element (a `*_heads`
+  /// range starting past head 0).
+  std::array<int64_t, 3> offsets{};
   bool hasBias = false;
 };
 /// Fails with `error` when the buffers and perms do not form an attention

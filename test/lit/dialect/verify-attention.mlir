@@ -46,3 +46,12 @@ func.func @divides_without_scale(%q: tensor<2x16x64xf16>) -> tensor<2x16x64xf16>
   %0 = graph.attention %q, %q, %q {scale_divides, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<2x16x64xf16> -> tensor<2x16x64xf16>
   return %0 : tensor<2x16x64xf16>
 }
+
+// -----
+
+// A heads range must lie within the operand's heads (rank 4).
+func.func @heads_out_of_range(%x: tensor<2x16x6x32xf16>) -> tensor<2x16x2x32xf16> {
+  // expected-error @+1 {{a heads range [offset, count] needs rank 4 and must lie within the operand's heads}}
+  %0 = graph.attention %x, %x, %x {q_heads = array<i64: 0, 2>, k_heads = array<i64: 5, 2>, v_heads = array<i64: 4, 2>, q_perm = array<i64: 0, 2, 1, 3>, k_perm = array<i64: 0, 2, 1, 3>, v_perm = array<i64: 0, 2, 1, 3>, out_perm = array<i64: 0, 2, 1, 3>} : tensor<2x16x6x32xf16>, tensor<2x16x6x32xf16>, tensor<2x16x6x32xf16> -> tensor<2x16x2x32xf16>
+  return %0 : tensor<2x16x2x32xf16>
+}
