@@ -46,9 +46,12 @@ void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level,
     if (cfg.canonicalize)
       pm.addPass(mlir::createCanonicalizerPass());
   }
-  // After the conversion: only half-precision attention is raised.
-  if (cfg.attention)
+  // After the conversion: only half-precision attention is raised, reading
+  // Q, K and V out of their merged projection.
+  if (cfg.attention) {
+    pm.addPass(createMergeSiblingsPass());
     pm.addPass(createRaiseAttentionPass());
+  }
   if (cfg.fuse) {
     FusePassOptions fuse;
     fuse.epilogues = cfg.epilogues;

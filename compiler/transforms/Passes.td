@@ -103,6 +103,17 @@ def RaiseNormsPass : Pass<"kiln-raise-norms", "mlir::ModuleOp"> {
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }
 
+def MergeSiblingsPass : Pass<"kiln-merge-siblings", "mlir::ModuleOp"> {
+  let summary = "merge linear layers of one input (Q, K, V) into one matmul";
+  let description = [{
+    Two or more float MatMuls of the same input by constant 2-D weights of
+    one K (each with a constant bias Add, or none of them) become one MatMul
+    by the concatenated weight, one Add of the concatenated bias, and a Slice
+    per original result.
+  }];
+  let dependentDialects = ["kiln::graph::GraphDialect"];
+}
+
 def RaiseAttentionPass : Pass<"kiln-raise-attention", "mlir::ModuleOp"> {
   let summary = "replace matmul-softmax-matmul attention by graph.attention";
   let description = [{
