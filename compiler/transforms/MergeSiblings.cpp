@@ -12,8 +12,9 @@
 // When it pays (siblingsWorthMerging): two or more float matmuls of the same
 // 2-D-or-more input by 2-D constant weights of one K and dtype, each with its
 // only user a bias Add of a constant [Ni] vector (or no bias on any), whose
-// results reach only matmuls through reshapes and transposes (the attention
-// heads), so no slice has to be copied.
+// results ([b, s, Ni]) split into heads and reach only matmuls through
+// reshapes and transposes, so kiln-raise-attention reads every slice in place
+// and none has to be copied.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/transforms/FoldConstants.h"
@@ -85,9 +86,23 @@ bool feedsMatMulsThroughViews(Value v) {
 bool siblingsWorthMerging(MutableArrayRef<Linear> group) {
   if (group.size() < 2)
     return false;
-  for (Linear &l : group)
-    if (!feedsMatMulsThroughViews(l.bias ? l.bias.getResult() : l.mm.getResult()))
+  // Each result splits into heads ([b, s, N] -> [b, s, H, D]) on its way to
+  // the attention matmuls: kiln-raise-attention reads such slices in place.
+  for (Linear &l : group) {
+    Value r = l.bias ? l.bias.getResult() : l.mm.getResult();
+    auto rt = tensorOf(r);
+    if (rt.getRank() != 3 || !feedsMatMulsThroughViews(r))
       return false;
+    for (Operation *u : r.getUsers()) {
+      auto reshape = dyn_cast<g::ReshapeOp>(u);
+      if (!reshape)
+        return false;
+      ArrayRef<int64_t> o = reshape.getType().getShape();
+      if (o.size() != 4 || o[0] != rt.getDimSize(0) || o[1] != rt.getDimSize(1) ||
+          o[2] * o[3] != rt.getDimSize(2))
+        return false;
+    }
+  }
   bool biased = static_cast<bool>(group[0].bias);
   auto w0 = tensorOf(group[0].mm.getRhs());
   for (Linear &l : group) {
