@@ -9,17 +9,19 @@ namespace kiln {
 
 static const OptLevelConfig kOptLevels[] = {
     // level, canonicalize, foldConstants, fuse, epilogues, raiseNorms,
-    // attention, summary
-    {0, false, false, false, false, false, false, "import only: shape subgraphs folded, nothing else"},
-    {1, true, true, false, false, false, false, "canonicalize and fold constants"},
+    // attention, siblings, summary
+    {0, false, false, false, false, false, false, false, "import only: shape subgraphs folded, nothing else"},
+    {1, true, true, false, false, false, false, false, "canonicalize and fold constants"},
     // Matmul epilogues, raised RMSNorm and flash attention are checked by the
     // evaluator and NVRTC in CI and were checked on an H200 (2026-12-02:
     // engines vs onnxruntime, every zoo row vs PyTorch), so -O2 has them.
-    {2, true, true, true, true, true, true,
+    {2, true, true, true, true, true, true, false,
      "-O1, elementwise fusion, matmul epilogues, single-kernel RMSNorm, flash "
      "attention"},
-    // -O3 is -O2 until autotuning (--autotune) has a default to give it.
-    {3, true, true, true, true, true, true, "-O2 (for now)"},
+    // Merged Q/K/V projections read in place by the attention join -O2 once a
+    // GPU run has checked them (the evaluator and NVRTC check them in CI).
+    {3, true, true, true, true, true, true, true,
+     "-O2, Q/K/V projections merged and read in place by the attention"},
 };
 
 const OptLevelConfig &optLevelConfig(unsigned level) {
@@ -48,9 +50,12 @@ void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level,
   }
   // After the conversion: only half-precision attention is raised, reading
   // Q, K and V out of their merged projection.
-  if (cfg.attention) {
+  if (cfg.siblings)
     pm.addPass(createMergeSiblingsPass());
-    pm.addPass(createRaiseAttentionPass());
+  if (cfg.attention) {
+    RaiseAttentionPassOptions attention;
+    attention.foldHeadSlices = cfg.siblings;
+    pm.addPass(createRaiseAttentionPass(attention));
   }
   if (cfg.fuse) {
     FusePassOptions fuse;

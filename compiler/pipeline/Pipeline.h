@@ -15,8 +15,9 @@ struct OptLevelConfig {
   bool fuse;      ///< kiln-fuse: elementwise fusion regions
   bool epilogues; ///< kiln-fuse epilogues: matmul + elementwise regions
   bool raiseNorms; ///< kiln-raise-norms: written-out RMSNorm -> layer_norm
-  bool attention;  ///< kiln-merge-siblings (Q/K/V as one matmul) and
-                   ///< kiln-raise-attention (one flash-attention kernel)
+  bool attention;  ///< kiln-raise-attention: one flash-attention kernel
+  bool siblings;   ///< kiln-merge-siblings (Q/K/V as one matmul) and heads
+                   ///< read out of fused projections by the attention
   const char *summary;
 };
 

@@ -124,8 +124,14 @@ def RaiseAttentionPass : Pass<"kiln-raise-attention", "mlir::ModuleOp"> {
     multiples of 16 up to 128, and replaces it by one `graph.attention`
     (one flash-attention kernel). Transposes that feed Q, K and V, and a
     transpose that is the result's only user, fold into the op's
-    permutations when they keep the head dimension innermost.
+    permutations when they keep the head dimension innermost; with
+    `fold-head-slices`, so do slices that split heads out of one fused
+    projection (q_heads/k_heads/v_heads).
   }];
+  let options = [
+    Option<"foldHeadSlices", "fold-head-slices", "bool", /*default=*/"true",
+           "Read Q, K and V heads out of a fused projection in place">,
+  ];
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }
 

@@ -105,7 +105,9 @@ headSlice(Value v, ArrayRef<int64_t> perm, Value &source,
 }
 
 struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
-  using OpRewritePattern::OpRewritePattern;
+  RaiseAttention(MLIRContext *ctx, bool foldHeadSlices)
+      : OpRewritePattern(ctx), foldHeadSlices(foldHeadSlices) {}
+  bool foldHeadSlices;
   LogicalResult matchAndRewrite(g::MatMulOp pv,
                                 PatternRewriter &rewriter) const override {
     SmallVector<Location> locs;
@@ -252,10 +254,13 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
     // which needs the sliced tensor).
     Value sources[3];
     RankedTensorType views[3];
-    std::optional<std::array<int64_t, 2>> heads[3] = {
-        headSlice(q, qPerm, sources[0], views[0]),
-        kScale ? std::nullopt : headSlice(k, kPerm, sources[1], views[1]),
-        headSlice(v, vPerm, sources[2], views[2])};
+    std::optional<std::array<int64_t, 2>> heads[3];
+    if (foldHeadSlices) {
+      heads[0] = headSlice(q, qPerm, sources[0], views[0]);
+      if (!kScale)
+        heads[1] = headSlice(k, kPerm, sources[1], views[1]);
+      heads[2] = headSlice(v, vPerm, sources[2], views[2]);
+    }
     if (kScale) {
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPoint(kScale);
@@ -303,9 +308,10 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
 
 struct RaiseAttentionPass
     : kiln::impl::RaiseAttentionPassBase<RaiseAttentionPass> {
+  using RaiseAttentionPassBase::RaiseAttentionPassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseAttention>(&getContext());
+    patterns.add<RaiseAttention>(&getContext(), foldHeadSlices);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }
