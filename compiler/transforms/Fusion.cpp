@@ -118,9 +118,14 @@ struct FusionCostModel {
     // [..., N] before the bias's users.
     if (gemm->hasOneUse())
       if (auto r = dyn_cast<g::ReshapeOp>(*gemm->getUsers().begin())) {
+        // The bias then broadcasts to [..., N]: a scalar or N elements only.
+        int64_t n = gemm.getType().getDimSize(1);
+        if (Value c = gemm.getC())
+          if (elements(c) != 1 &&
+              (elements(c) != n || cast<RankedTensorType>(c.getType()).getShape().back() != n))
+            return false;
         ArrayRef<int64_t> shape = r.getType().getShape();
-        return !shape.empty() && shape.back() == gemm.getType().getDimSize(1) &&
-               allFusible(r);
+        return !shape.empty() && shape.back() == n && allFusible(r);
       }
     return allFusible(gemm);
   }

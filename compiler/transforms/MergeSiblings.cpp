@@ -17,6 +17,7 @@
 // and none has to be copied.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/evaluator/Tensor.h"
 #include "compiler/transforms/FoldConstants.h"
 #include "compiler/transforms/Passes.h"
 #include "dialects/graph/GraphOps.h"
@@ -83,9 +84,22 @@ bool feedsMatMulsThroughViews(Value v) {
   return true;
 }
 
+/// The constant's data can be read (and so folded into the concatenation).
+bool readable(Value v) {
+  auto c = v.getDefiningOp<g::ConstantOp>();
+  return c && succeeded(kiln::eval::tensorFromAttr(c.getValue()));
+}
+
 bool siblingsWorthMerging(MutableArrayRef<Linear> group) {
   if (group.size() < 2)
     return false;
+  // Only where kiln-raise-attention will take the heads: half precision.
+  Type et = group[0].mm.getType().getElementType();
+  if (!et.isF16() && !et.isBF16())
+    return false;
+  for (Linear &l : group)
+    if (!readable(l.mm.getRhs()) || (l.bias && !readable(l.biasValue)))
+      return false;
   // Each result splits into heads ([b, s, N] -> [b, s, H, D]) on its way to
   // the attention matmuls: kiln-raise-attention reads such slices in place.
   for (Linear &l : group) {
@@ -99,7 +113,7 @@ bool siblingsWorthMerging(MutableArrayRef<Linear> group) {
         return false;
       ArrayRef<int64_t> o = reshape.getType().getShape();
       if (o.size() != 4 || o[0] != rt.getDimSize(0) || o[1] != rt.getDimSize(1) ||
-          o[2] * o[3] != rt.getDimSize(2))
+          o[2] * o[3] != rt.getDimSize(2) || o[3] % 16 != 0 || o[3] > 128)
         return false;
     }
   }
@@ -148,6 +162,12 @@ LogicalResult mergeGroup(MutableArrayRef<Linear> group) {
   for (Linear &l : group)
     if (l.mm->isBeforeInBlock(insert))
       insert = l.mm;
+  // The weights and biases (constants, no operands) move above it if a
+  // later sibling's are defined below.
+  for (Linear &l : group)
+    for (Value c : {Value(l.mm.getRhs()), l.biasValue})
+      if (c && insert->isBeforeInBlock(c.getDefiningOp()))
+        c.getDefiningOp()->moveBefore(insert);
   OpBuilder b(insert);
   Location loc = FusedLoc::get(first.getContext(), [&] {
     SmallVector<Location> locs;

@@ -214,7 +214,8 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
     if (bias && (tensorOf(bias).getElementType() != et ||
                  tensorOf(bias).getRank() > rank))
       return failure();
-    if (!attentionWorthRaising(et, qs.back(), vs.back()))
+    if (!attentionWorthRaising(et, qs.back(), vs.back()) ||
+        ks.back() == 0 || qs[rank - 2] == 0)
       return failure();
     locs.push_back(qk.getLoc());
     locs.push_back(pv.getLoc());

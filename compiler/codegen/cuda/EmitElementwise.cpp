@@ -352,10 +352,13 @@ bool fusedProgramStatements(const std::vector<FusedStep> &steps,
       const ConfigValue *e = literalOf(steps[j].args[1]);
       double d = e ? (e->kind == ConfigValue::Kind::Float ? e->f : double(e->i)) : 0;
       if (e && bt == steps[j].dtype && (d == 2.0 || d == 3.0)) {
-        std::string xv = "kiln::to_compute(" +
+        // The cube in double: exact for f16/bf16 operands, one rounding
+        // from the evaluator's pow for f32.
+        std::string xv = std::string(d == 3.0 ? "static_cast<double>(" : "(") +
+                         "kiln::to_compute(" +
                          (base.input ? x[base.index]
                                      : "t" + std::to_string(base.index)) +
-                         ")";
+                         "))";
         std::string prod = xv + " * " + xv + (d == 3.0 ? " * " + xv : "");
         code += tj + "kiln::from_compute<" + T(steps[j].dtype) + ">(" + prod + ");";
         continue;

@@ -412,7 +412,8 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
       if (!c.has("split_k")) {
         int64_t split = 1;
         while (split < 8 && tiles * split * 2 <= 2 * kTargetSMs &&
-               kTiles / (split * 2) >= 4)
+               kTiles / (split * 2) >= 4 && bm % (split * 2) == 0 &&
+               bm * (bn + 4) * 4 <= 48 * 1024)
           split *= 2;
         c.set("split_k", ConfigValue::ofInt(split));
       }
