@@ -8,6 +8,12 @@
 // unchanged. The kernels accumulate f16/bf16 reductions, softmax, layer norm
 // and matmuls in f32.
 //
+// Index-derived values stay f32: a cast of integers to f32 and every op
+// computing only from such values and f32 constants (a rotary embedding's
+// positions times its frequencies, their cos and sin) keep f32 results, and
+// are cast to `to` where an op outside that set uses them. Positions above
+// 2048 (f16) or 256 (bf16) are not exact in half precision.
+//
 //===----------------------------------------------------------------------===//
 #include "compiler/evaluator/Tensor.h"
 #include "compiler/transforms/Passes.h"
@@ -15,6 +21,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <cmath>
 
@@ -53,6 +61,11 @@ struct ConvertPrecisionPass
                                  << to << "'";
       return signalPassFailure();
     }
+    auto isF32Tensor = [](Value v) {
+      auto rt = dyn_cast<RankedTensorType>(v.getType());
+      return rt && rt.getElementType().isF32();
+    };
+    llvm::DenseSet<Operation *> keptConstants;
     auto convert = [&](Type t) -> Type {
       auto rt = dyn_cast<RankedTensorType>(t);
       if (!rt || !rt.getElementType().isF32())
@@ -64,10 +77,56 @@ struct ConvertPrecisionPass
         continue;
       Block &body = fn.getBody().front();
       OpBuilder b(ctx);
+      // Index-derived ops, in program order (operands before users).
+      llvm::SetVector<Operation *> indexDerived;
+      auto derived = [&](Value v) {
+        Operation *d = v.getDefiningOp();
+        return d && indexDerived.count(d);
+      };
+      for (Operation &op : body.without_terminator()) {
+        if (!isa<g::GraphDialect>(op.getDialect()) || isa<g::ConstantOp>(op) ||
+            op.getNumResults() != 1 || !isF32Tensor(op.getResult(0)))
+          continue;
+        if (auto c = dyn_cast<g::CastOp>(op)) {
+          Type in = cast<RankedTensorType>(c.getInput().getType()).getElementType();
+          if (in.isIntOrIndex())
+            indexDerived.insert(&op);
+          continue;
+        }
+        bool any = false, all = true;
+        for (Value v : op.getOperands()) {
+          if (derived(v)) {
+            any = true;
+          } else if (isF32Tensor(v)) {
+            all = all && v.getDefiningOp<g::ConstantOp>();
+          }
+        }
+        if (any && all)
+          indexDerived.insert(&op);
+      }
+      // f32 constants used by index-derived ops keep an f32 copy for them.
+      SmallVector<g::ConstantOp> constants;
+      fn.walk([&](g::ConstantOp c) { constants.push_back(c); });
+      for (g::ConstantOp c : constants) {
+        if (!isF32Tensor(c.getResult()))
+          continue;
+        bool kept = false, other = false;
+        for (Operation *u : c->getUsers())
+          (indexDerived.count(u) ? kept : other) = true;
+        if (!kept)
+          continue;
+        b.setInsertionPointAfter(c);
+        auto copy = cast<g::ConstantOp>(b.clone(*c));
+        c.getResult().replaceUsesWithIf(copy.getResult(), [&](OpOperand &use) {
+          return indexDerived.count(use.getOwner()) != 0;
+        });
+        keptConstants.insert(copy);
+        (void)other;
+      }
       // Weights.
       WalkResult walk = fn.walk([&](g::ConstantOp c) -> WalkResult {
         auto type = cast<RankedTensorType>(c.getType());
-        if (!type.getElementType().isF32())
+        if (!type.getElementType().isF32() || keptConstants.count(c))
           return WalkResult::advance();
         FailureOr<kiln::eval::Tensor> t = kiln::eval::tensorFromAttr(c.getValue());
         if (failed(t))
@@ -91,13 +150,32 @@ struct ConvertPrecisionPass
       });
       if (walk.wasInterrupted())
         return signalPassFailure();
-      // Op results.
+      // Op results, but for the index-derived ones.
       fn.walk([&](Operation *op) {
-        if (isa<g::ConstantOp>(op) || !isa<g::GraphDialect>(op->getDialect()))
+        if (isa<g::ConstantOp>(op) || !isa<g::GraphDialect>(op->getDialect()) ||
+            indexDerived.count(op))
           return;
         for (Value r : op->getResults())
           r.setType(convert(r.getType()));
       });
+      // Where an index-derived f32 value meets a converted op, cast it.
+      for (Operation *op : indexDerived)
+        for (Value r : op->getResults()) {
+          if (!isF32Tensor(r))
+            continue;
+          Value casted;
+          for (OpOperand &use : llvm::make_early_inc_range(r.getUses())) {
+            Operation *user = use.getOwner();
+            if (indexDerived.count(user) || isa<func::ReturnOp, g::CastOp>(user))
+              continue;
+            if (!casted) {
+              b.setInsertionPointAfter(op);
+              casted = g::CastOp::create(b, op->getLoc(), convert(r.getType()), r)
+                           .getResult();
+            }
+            use.set(casted);
+          }
+        }
       // Region block arguments are converted like the inputs they stand for
       // (every f32 value becomes `to`, function inputs through their casts).
       fn.walk([&](g::FusionOp f) {

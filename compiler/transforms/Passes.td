@@ -143,7 +143,10 @@ def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
     stays finite, so 0 * mask stays 0); op results are retyped; f32 inputs
     are cast on entry and f32 results cast back before the return, so the
     model's interface is unchanged. Reductions, softmax, layer norm and
-    matmuls keep accumulating in f32 inside their kernels.
+    matmuls keep accumulating in f32 inside their kernels. Index-derived
+    values (integers cast to f32 and what is computed from them and f32
+    constants alone, e.g. rotary angles) stay f32 and are cast where they
+    meet converted ops.
   }];
   let options = [
     Option<"to", "to", "std::string", /*default=*/"\"f16\"",
