@@ -169,8 +169,16 @@ struct ConvertPrecisionPass
             if (indexDerived.count(user) || isa<func::ReturnOp, g::CastOp>(user))
               continue;
             if (!casted) {
+              // Saturating, as the weights are: an exporter's f32 lowest
+              // value in a mask stays finite (so 0 * mask stays 0).
               b.setInsertionPointAfter(op);
-              casted = g::CastOp::create(b, op->getLoc(), convert(r.getType()), r)
+              Value clipped =
+                  g::ClipOp::create(b, op->getLoc(), r.getType(), r,
+                                    b.getF64FloatAttr(-maxFinite),
+                                    b.getF64FloatAttr(maxFinite))
+                      .getResult();
+              casted = g::CastOp::create(b, op->getLoc(), convert(r.getType()),
+                                         clipped)
                            .getResult();
             }
             use.set(casted);

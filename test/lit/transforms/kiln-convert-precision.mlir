@@ -4,17 +4,21 @@
 
 // f32 inputs are cast on entry, results cast back; weights are rounded and
 // saturated (the f32 lowest value becomes f16's -65504, not -inf); integer
-// and i1 tensors are untouched.
+// and i1 tensors are untouched. The mask computed from integers is
+// index-derived: it stays f32 (with an f32 copy of its constant) and is
+// clipped to f16's range where it meets the converted add.
 // CHECK-LABEL: func.func @mask(%arg0: tensor<2x8xf32>, %arg1: tensor<2x8xi64>) -> tensor<2x8xf32>
 //  CHECK-DAG:   %[[X:.*]] = graph.cast %arg0 : tensor<2x8xf32> -> tensor<2x8xf16>
-//  CHECK-DAG:   %[[BIG:.*]] = graph.constant dense<-6.550400e+04> : tensor<f16>
+//  CHECK-DAG:   %[[BIG:.*]] = graph.constant dense<-3.40282347E+38> : tensor<f32>
 //  CHECK-DAG:   %[[THIRD:.*]] = graph.constant dense<3.332520e-01> : tensor<f16>
-//      CHECK:   %[[M:.*]] = graph.cast %arg1 : tensor<2x8xi64> -> tensor<2x8xf16>
-//      CHECK:   graph.mul %[[M]], %[[BIG]] : tensor<2x8xf16>, tensor<f16> -> tensor<2x8xf16>
+//      CHECK:   %[[M:.*]] = graph.cast %arg1 : tensor<2x8xi64> -> tensor<2x8xf32>
+//      CHECK:   %[[MB:.*]] = graph.mul %[[M]], %[[BIG]] : tensor<2x8xf32>, tensor<f32> -> tensor<2x8xf32>
+//      CHECK:   %[[C:.*]] = graph.clip %[[MB]] {max = 6.550400e+04 : f64, min = -6.550400e+04 : f64}
+//      CHECK:   graph.cast %[[C]] : tensor<2x8xf32> -> tensor<2x8xf16>
 //      CHECK:   %[[R:.*]] = graph.cast %{{.*}} : tensor<2x8xf16> -> tensor<2x8xf32>
 //      CHECK:   return %[[R]] : tensor<2x8xf32>
 // BF16-LABEL: func.func @mask
-//  BF16-DAG:   graph.constant dense<-3.389530e+38> : tensor<bf16>
+//  BF16-DAG:   graph.clip %{{.*}} {max = 3.3895313892515355E+38 : f64, min = -3.3895313892515355E+38 : f64}
 //      BF16:   return %{{.*}} : tensor<2x8xf32>
 // BAD: 'to' must be f16 or bf16, not 'f8'
 func.func @mask(%x: tensor<2x8xf32>, %m: tensor<2x8xi64>) -> tensor<2x8xf32> {
