@@ -74,7 +74,11 @@ def FusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     With `epilogues`, a float matmul of rows by one 2-D matrix joins the
     region of its users (all in one region, with the product's type as the result) when every other region input is a scalar, a
     row vector over N or of the product's shape: a `graph.fusion "matmul"`
-    region, lowered to one matmul kernel with an epilogue program.
+    region, lowered to one matmul kernel with an epilogue program. A Gemm
+    that is a linear layer (alpha = beta = 1, A not transposed, B not
+    transposed or constant) whose users are elementwise first becomes MatMul
+    + Add so it can: the product is then rounded before the bias is added
+    (at most one ulp from Gemm's single rounding; checked at a tolerance).
   }];
   let options = [
     Option<"epilogues", "epilogues", "bool", /*default=*/"true",
