@@ -440,6 +440,8 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
         return fail("simt tiles must be multiples of 16 up to 128 and tile_k "
                     "in [1, 32]");
       threads = 256;
+      if (c.getInt("split_k", 1) != 1)
+        return fail("split_k is a tensor-core (mma) path option");
       int64_t accBytes = t == DType::F64 || isInteger(t) ? 8 : 4;
       if (bk * (bm + 1 + bn + 1) * accBytes > 48 * 1024)
         return fail("simt tiles need more than 48 KiB of static shared memory");
