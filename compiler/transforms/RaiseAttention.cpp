@@ -5,8 +5,9 @@
 //   -> MatMul(., V)
 // (in half precision often with the softmax between casts to f32 and back;
 // torch.export's decomposition of scaled_dot_product_attention adds
-// Where(IsNaN(P), 0, P) after it and scales K^T by a scalar), with the head
-// split/merge transposes around it. kiln-raise-attention
+// Where(IsNaN(P), 0, P) after it and scales K^T by a scalar; onnxscript's
+// torchlib writes K^T as Reshape(Transpose(Reshape(K))) over merged leading
+// axes), with the head split/merge transposes around it. kiln-raise-attention
 // replaces the chain by one `graph.attention`, folding those transposes into
 // its operand permutations, so the whole thing is one flash-attention kernel
 // that never writes the scores to memory.
@@ -53,19 +54,59 @@ SmallVector<int64_t> identity(int64_t rank) {
 /// `v` read through `perm` (canonical axis i = v's axis perm[i]); when `v` is
 /// a transpose keeping the last axis last, its input read through the
 /// composed permutation instead.
+/// `v` as a permutation of another value: a transpose, or the
+/// Reshape(Transpose(Reshape(x) -> [n, a, b], [0, 2, 1])) -> [..., b, a]
+/// that swaps x's last two axes with its leading axes merged (torch.export's
+/// K^T in scaled_dot_product_attention). The ops involved go to `ops`.
+std::optional<std::pair<Value, SmallVector<int64_t>>>
+asTranspose(Value v, SmallVectorImpl<Operation *> *ops = nullptr) {
+  if (auto t = v.getDefiningOp<g::TransposeOp>()) {
+    if (ops)
+      ops->push_back(t);
+    return std::make_pair(t.getInput(), SmallVector<int64_t>(t.getPerm()));
+  }
+  auto outer = v.getDefiningOp<g::ReshapeOp>();
+  if (!outer)
+    return std::nullopt;
+  auto t = outer.getInput().getDefiningOp<g::TransposeOp>();
+  if (!t || t.getPerm() != ArrayRef<int64_t>{0, 2, 1} || !t->hasOneUse())
+    return std::nullopt;
+  auto inner = t.getInput().getDefiningOp<g::ReshapeOp>();
+  if (!inner || !inner->hasOneUse())
+    return std::nullopt;
+  Value x = inner.getInput();
+  ArrayRef<int64_t> xs = tensorOf(x).getShape(), vs = tensorOf(v).getShape(),
+                    rs = tensorOf(inner).getShape();
+  const int64_t n = xs.size();
+  if (n < 3 || (int64_t)vs.size() != n || rs.size() != 3 ||
+      rs[1] != xs[n - 2] || rs[2] != xs[n - 1] ||
+      xs.drop_back(2) != vs.drop_back(2) || vs[n - 2] != xs[n - 1] ||
+      vs[n - 1] != xs[n - 2])
+    return std::nullopt;
+  if (ops)
+    ops->append({inner, t, outer});
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < n; ++i)
+    perm.push_back(i);
+  std::swap(perm[n - 1], perm[n - 2]);
+  return std::make_pair(x, perm);
+}
+
 void foldTranspose(Value &v, SmallVector<int64_t> &perm,
                    SmallVectorImpl<Location> &locs) {
-  auto t = v.getDefiningOp<g::TransposeOp>();
+  SmallVector<Operation *> ops;
+  auto t = asTranspose(v, &ops);
   if (!t)
     return;
   SmallVector<int64_t> composed;
   for (int64_t p : perm)
-    composed.push_back(t.getPerm()[p]);
+    composed.push_back(t->second[p]);
   if (composed.back() != (int64_t)composed.size() - 1)
     return;
-  v = t.getInput();
+  v = t->first;
   perm = composed;
-  locs.push_back(t.getLoc());
+  for (Operation *op : ops)
+    locs.push_back(op->getLoc());
 }
 
 /// A rank-4 operand `v` = Reshape(Slice(x)) that splits heads out of a
@@ -239,8 +280,7 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
       };
       if (kt.hasOneUse() &&
           kiln::match::splitOperands(mul, t, c, scalarConst) &&
-          t.getType() == kt.getType() && t.hasOneUse() &&
-          t.getDefiningOp<g::TransposeOp>()) {
+          t.getType() == kt.getType() && t.hasOneUse() && asTranspose(t)) {
         kScale = mul;
         kScalar = c;
         k = t;

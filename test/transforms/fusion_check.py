@@ -185,6 +185,19 @@ def patterns():
         [const("scale", np.float16(0.1767767)), const("heads", np.array([2, 16, 2, 32], np.int64))] +
         [const("w" + n, (wr.standard_normal((64, 64)) * 0.2).astype(np.float16)) for n in "qkv"] +
         [const("b" + n, wr.standard_normal(64).astype(np.float16)) for n in "qkv"]), "attention"
+    # onnxscript's torchlib SDPA (torch.onnx dynamo): K^T as Reshape to
+    # [B*H, S, D], Transpose(0, 2, 1), Reshape back, then scaled.
+    yield "attention_torchlib_sdpa_f16", model(
+        [N("Mul", ["q", "c"], ["qs"]), N("Reshape", ["k", "flat"], ["kf"]),
+         N("Transpose", ["kf"], ["kft"], perm=[0, 2, 1]), N("Reshape", ["kft", "kshape"], ["kt"]),
+         N("Mul", ["kt", "c"], ["kts"]), N("MatMul", ["qs", "kts"], ["s"]),
+         N("Add", ["s", "m"], ["sm"]), N("Softmax", ["sm"], ["p"], axis=-1),
+         N("MatMul", ["p", "v"], ["out"])],
+        [vi("q", F16, [1, 4, 16, 32]), vi("k", F16, [1, 4, 16, 32]), vi("v", F16, [1, 4, 16, 32])],
+        [vi("out", F16, [1, 4, 16, 32])],
+        [const("c", np.float16(0.4204)), const("m", causal),
+         const("flat", np.array([-1, 16, 32], np.int64)), const("kshape", np.array([1, 4, 32, 16], np.int64))]), \
+        "attention"
     BF16 = TensorProto.BFLOAT16
     yield "attention_rank3_bf16", model(
         [N("Transpose", ["k"], ["kt"], perm=[0, 2, 1]), N("MatMul", ["q", "kt"], ["s"]),
