@@ -137,59 +137,7 @@ FailureOr<DType> dtypeFromMlir(Type t) {
 // f16 / bf16
 //===----------------------------------------------------------------------===//
 
-static uint32_t floatBits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-static float bitsFloat(uint32_t u) {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-uint16_t floatToHalfBits(float f) {
-  uint32_t x = floatBits(f);
-  uint16_t sign = static_cast<uint16_t>((x >> 16) & 0x8000);
-  x &= 0x7fffffffu;
-  if (x >= 0x7f800000u) // Inf stays Inf; NaN keeps its top payload, quieted.
-    return sign | 0x7c00 | (x > 0x7f800000u ? 0x200 | ((x >> 13) & 0x3ff) : 0);
-  if (x >= 0x477ff000u) // >= 65520 rounds past the largest half (65504).
-    return sign | 0x7c00;
-  if (x < 0x38800000u) {
-    // Below 2^-14 the result is subnormal: adding 0.5 puts the float's ulp at
-    // 2^-24, the half subnormal step, so the FPU does the RNE rounding.
-    float r = bitsFloat(x) + 0.5f;
-    return sign | static_cast<uint16_t>(floatBits(r) - floatBits(0.5f));
-  }
-  // Normal: rebias the exponent and round the 13 dropped bits to even.
-  uint32_t odd = (x >> 13) & 1;
-  x += (uint32_t(15 - 127) << 23) + 0xfff + odd;
-  return sign | static_cast<uint16_t>(x >> 13);
-}
-
-float halfBitsToFloat(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000) << 16;
-  uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  if (exp == 0) {
-    float v = std::ldexp(static_cast<float>(mant), -24);
-    return sign ? -v : v;
-  }
-  if (exp == 31)
-    return bitsFloat(sign | 0x7f800000u | (mant << 13));
-  return bitsFloat(sign | ((exp + 112) << 23) | (mant << 13));
-}
-
-uint16_t floatToBF16Bits(float f) {
-  uint32_t x = floatBits(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u)
-    return static_cast<uint16_t>((x >> 16) | 0x40); // quiet NaN
-  x += 0x7fffu + ((x >> 16) & 1);
-  return static_cast<uint16_t>(x >> 16);
-}
-
-float bf16BitsToFloat(uint16_t bits) { return bitsFloat(uint32_t(bits) << 16); }
+// floatToHalfBits and friends: HalfBits.h.
 
 //===----------------------------------------------------------------------===//
 // Rounding and wrapping

@@ -14,6 +14,7 @@
 #ifndef KILN_COMPILER_EVALUATOR_TENSOR_H
 #define KILN_COMPILER_EVALUATOR_TENSOR_H
 
+#include "compiler/evaluator/HalfBits.h"
 #include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Support/LLVM.h"
@@ -57,13 +58,8 @@ mlir::Type dtypeToMlir(DType t, mlir::MLIRContext *ctx);
 /// The dtype of an MLIR element type; fails for types the evaluator lacks.
 mlir::FailureOr<DType> dtypeFromMlir(mlir::Type t);
 
-/// Bit-exact IEEE binary16 conversions (round-to-nearest-even; NaNs stay
-/// quiet NaNs with their sign, overflow becomes infinity).
-uint16_t floatToHalfBits(float f);
-float halfBitsToFloat(uint16_t bits);
-/// The same for bfloat16 (the top half of a binary32).
-uint16_t floatToBF16Bits(float f);
-float bf16BitsToFloat(uint16_t bits);
+// floatToHalfBits, halfBitsToFloat, floatToBF16Bits, bf16BitsToFloat:
+// compiler/evaluator/HalfBits.h (included above).
 
 /// `v` rounded to the precision of float dtype `t`.
 double roundToDType(DType t, double v);

@@ -8,6 +8,11 @@
 
 namespace kiln::match {
 
+/// `v`'s ranked tensor type.
+inline mlir::RankedTensorType tensorOf(mlir::Value v) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType());
+}
+
 /// The value of a splat float constant, if `v` is one.
 inline std::optional<double> splatValue(mlir::Value v) {
   auto c = v.getDefiningOp<graph::ConstantOp>();

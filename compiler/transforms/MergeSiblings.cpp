@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/evaluator/Tensor.h"
 #include "compiler/transforms/FoldConstants.h"
+#include "compiler/transforms/MatchUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "dialects/graph/GraphOps.h"
 
@@ -38,7 +39,7 @@ namespace g = kiln::graph;
 
 namespace {
 
-RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+using kiln::match::tensorOf;
 
 /// A linear layer: `mm` by a constant 2-D weight, and its bias Add (or null).
 struct Linear {

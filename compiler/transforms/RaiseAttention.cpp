@@ -36,7 +36,7 @@ namespace g = kiln::graph;
 
 namespace {
 
-RankedTensorType tensorOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+using kiln::match::tensorOf;
 
 bool attentionWorthRaising(Type elementType, int64_t headDim, int64_t valueDim) {
   auto legalDim = [](int64_t d) { return d % 16 == 0 && d >= 16 && d <= 128; };

@@ -7,9 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/cuda/EmitterSupport.h"
+#include "compiler/evaluator/HalfBits.h"
 
-#include <cmath>
-#include <cstring>
 
 #include <algorithm>
 #include <limits>
@@ -280,34 +279,6 @@ void emitIndexMap(std::ostringstream &os, const LaunchSpec &s,
 
 } // namespace
 
-/// The bits of `v` as an f16 (round to nearest even; a literal of the model
-/// is exact) or a bf16.
-static uint16_t halfBits(double v, bool bf16) {
-  float f = static_cast<float>(v);
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if (bf16) {
-    if ((x & 0x7fffffffu) > 0x7f800000u)
-      return 0x7fc0;
-    return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
-  }
-  const uint32_t sign = (x >> 16) & 0x8000u, absx = x & 0x7fffffffu;
-  if (absx > 0x7f800000u)
-    return 0x7e00;
-  if (absx >= 0x477ff000u) // rounds to at least 65520: inf
-    return static_cast<uint16_t>(sign | 0x7c00u);
-  if (absx < 0x38800000u) { // below 2^-14: subnormal (or zero)
-    // absx as a multiple of 2^-24, rounded to nearest even.
-    float a;
-    std::memcpy(&a, &absx, 4);
-    double q = static_cast<double>(a) * 16777216.0;
-    double r = std::nearbyint(q);
-    return static_cast<uint16_t>(sign | static_cast<uint32_t>(r));
-  }
-  uint32_t m = absx + 0xc8000fffu + ((absx >> 13) & 1u); // rebias, round
-  return static_cast<uint16_t>(sign | (m >> 13));
-}
-
 bool fusedProgramStatements(const std::vector<FusedStep> &steps,
                             const std::vector<std::string> &x,
                             const std::vector<DType> &xt,
@@ -333,7 +304,11 @@ bool fusedProgramStatements(const std::vector<FusedStep> &steps,
       const DType dt = steps[j].dtype;
       std::string e =
           dt == DType::F16 || dt == DType::BF16
-              ? T(dt) + "{" + std::to_string(halfBits(d, dt == DType::BF16)) + "}"
+              ? T(dt) + "{" +
+                    std::to_string(dt == DType::BF16
+                                       ? eval::floatToBF16Bits(static_cast<float>(d))
+                                       : eval::floatToHalfBits(static_cast<float>(d))) +
+                    "}"
           : isFloat(dt) ? "kiln::from_compute<" + T(dt) + ">(" +
                               computeLiteral(d, dt) + ")"
                       : dt == DType::Bool

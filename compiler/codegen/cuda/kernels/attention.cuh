@@ -41,6 +41,15 @@ template <> __device__ __forceinline__ u32 pack2<bf16>(float lo, float hi) {
 
 __device__ __forceinline__ float neg_inf() { return -__int_as_float(0x7f800000); }
 
+/// Zeroes N mma accumulator fragments.
+template <int N> __device__ __forceinline__ void zero(float (&f)[N][4]) {
+#pragma unroll
+  for (int j = 0; j < N; ++j)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      f[j][e] = 0.0f;
+}
+
 template <class P>
 __device__ __forceinline__ void
 flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
@@ -84,11 +93,7 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
   };
 
   float o[DV / 8][4];
-#pragma unroll
-  for (int j = 0; j < DV / 8; ++j)
-#pragma unroll
-    for (int e = 0; e < 4; ++e)
-      o[j][e] = 0.0f;
+  zero(o);
   // Rows lane/4 (h = 0) and lane/4 + 8 (h = 1) of the warp's 16.
   float mrow[2] = {neg_inf(), neg_inf()}, lrow[2] = {0.0f, 0.0f};
   const i64 row0 = m0 + warp * 16 + (lane >> 2);
@@ -119,11 +124,7 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
 
     // S = Q K^T for the warp's 16 rows and BN keys.
     float s[BN / 8][4];
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        s[j][e] = 0.0f;
+    zero(s);
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk)
 #pragma unroll

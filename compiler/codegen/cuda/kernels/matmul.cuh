@@ -232,6 +232,22 @@ __device__ __forceinline__ float ld_cluster_f32(u32 local, int rank) {
   return v;
 }
 
+/// Calls f(r, c, v0, v1) for each pair of the warp's accumulator fragments:
+/// tile row r, columns c and c + 1. Fragment layout: acc[..][0..1] at row
+/// lane/4, columns 2*(lane%4) + {0,1}; acc[..][2..3] eight rows below.
+template <int MI, int NI, class F>
+__device__ __forceinline__ void for_each_pair(const float (&acc)[MI][NI][4],
+                                              int wm, int wn, int lane, F f) {
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < NI; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        f(wm + i * 16 + (lane >> 2) + h * 8, wn + j * 8 + (lane & 3) * 2,
+          acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+}
+
 /// One BK-deep step of the warp's fragments: ldmatrix from the shared tiles,
 /// then MI x NI mma.sync.
 template <class P, int MI, int NI, int A_PITCH, int B_PITCH>
@@ -384,21 +400,15 @@ __device__ __forceinline__ void tensor_core(
           __syncthreads();
         }
       }
-      // Fragment layout: acc[..][0..1] at row lane/4, columns 2*(lane%4) +
-      // {0,1}; acc[..][2..3] eight rows below.
       if (P::SPLIT > 1) {
         // Every warp finished with the operand tiles at the k loop's last
         // barrier: the partial tile goes to shared memory, the cluster
         // meets, and this block sums its rows over every block's tile.
         float *Rs = reinterpret_cast<float *>(smem);
-#pragma unroll
-        for (int i = 0; i < MI; ++i)
-#pragma unroll
-          for (int j = 0; j < NI; ++j)
-#pragma unroll
-            for (int q = 0; q < 4; ++q)
-              Rs[(wm + i * 16 + (lane >> 2) + (q >> 1) * 8) * R_PITCH + wn +
-                 j * 8 + (lane & 3) * 2 + (q & 1)] = acc[i][j][q];
+        for_each_pair(acc, wm, wn, lane, [&](int r, int cc, float v0, float v1) {
+          Rs[r * R_PITCH + cc] = v0;
+          Rs[r * R_PITCH + cc + 1] = v1;
+        });
         cluster_sync();
         constexpr int ROWS = BM / P::SPLIT;
         for (int e = threadIdx.x; e < ROWS * BN; e += THREADS) {
@@ -420,23 +430,16 @@ __device__ __forceinline__ void tensor_core(
         // barrier. Pairs go to shared memory (conflict-free: the pitch is 4
         // banks off a multiple of 32), then 16-byte rows to global memory.
         T *Os = reinterpret_cast<T *>(smem);
-#pragma unroll
-        for (int i = 0; i < MI; ++i)
-#pragma unroll
-          for (int j = 0; j < NI; ++j)
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-              const int r = wm + i * 16 + (lane >> 2) + h * 8;
-              const int cc = wn + j * 8 + (lane & 3) * 2;
-              const I gm = m0 + r, gn = n0 + cc;
-              Vec<T, 2> pair;
-              pair[0] = pair[1] = T{};
-              if (gm < P::M && gn < P::N) { // N % 8 == 0: gn + 1 < N too
-                pair[0] = P::epilogue(acc[i][j][2 * h], c, gm, gn);
-                pair[1] = P::epilogue(acc[i][j][2 * h + 1], c, gm, gn + 1);
-              }
-              store_vec<2>(Os + r * O_PITCH + cc, pair);
-            }
+        for_each_pair(acc, wm, wn, lane, [&](int r, int cc, float v0, float v1) {
+          const I gm = m0 + r, gn = n0 + cc;
+          Vec<T, 2> pair;
+          pair[0] = pair[1] = T{};
+          if (gm < P::M && gn < P::N) { // N % 8 == 0: gn + 1 < N too
+            pair[0] = P::epilogue(v0, c, gm, gn);
+            pair[1] = P::epilogue(v1, c, gm, gn + 1);
+          }
+          store_vec<2>(Os + r * O_PITCH + cc, pair);
+        });
         __syncthreads();
         for (int v = threadIdx.x; v < BM * BN / 8; v += THREADS) {
           const int r = v / (BN / 8), cc = (v % (BN / 8)) * 8;
@@ -448,30 +451,23 @@ __device__ __forceinline__ void tensor_core(
         __syncthreads(); // The next tile reuses the shared memory.
         continue;
       }
-#pragma unroll
-      for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < NI; ++j)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const I gm = m0 + wm + i * 16 + (lane >> 2) + h * 8;
-            const I gn = n0 + wn + j * 8 + (lane & 3) * 2;
-            if (gm >= P::M || gn >= P::N)
-              continue;
-            const T v0 = P::epilogue(acc[i][j][2 * h], c, gm, gn);
-            if (P::PAIR_STORE) { // N even: gn + 1 < N, and the pair is 4-byte
-                                 // aligned.
-              Vec<T, 2> pair;
-              pair[0] = v0;
-              pair[1] = P::epilogue(acc[i][j][2 * h + 1], c, gm, gn + 1);
-              store_vec<2>(O + gm * P::N + gn, pair);
-            } else {
-              O[gm * P::N + gn] = v0;
-              if (gn + 1 < P::N)
-                O[gm * P::N + gn + 1] =
-                    P::epilogue(acc[i][j][2 * h + 1], c, gm, gn + 1);
-            }
-          }
+      for_each_pair(acc, wm, wn, lane, [&](int r, int cc, float a0, float a1) {
+        const I gm = m0 + r, gn = n0 + cc;
+        if (gm >= P::M || gn >= P::N)
+          return;
+        const T v0 = P::epilogue(a0, c, gm, gn);
+        if (P::PAIR_STORE) { // N even: gn + 1 < N, and the pair is 4-byte
+                             // aligned.
+          Vec<T, 2> pair;
+          pair[0] = v0;
+          pair[1] = P::epilogue(a1, c, gm, gn + 1);
+          store_vec<2>(O + gm * P::N + gn, pair);
+        } else {
+          O[gm * P::N + gn] = v0;
+          if (gn + 1 < P::N)
+            O[gm * P::N + gn + 1] = P::epilogue(a1, c, gm, gn + 1);
+        }
+      });
     }
   }
 }

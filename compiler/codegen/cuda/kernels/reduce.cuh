@@ -169,6 +169,25 @@ __device__ __forceinline__ PlainDiv<double> fast_div_of(double s) {
   return {s};
 }
 
+/// Rows handed to teams of TEAM threads (a lane group of one warp, several
+/// rows to a block, or the whole block): calls f(r, lane, live) for each of
+/// this block's rows. Every thread runs the same trips (team reductions may
+/// synchronize); a team past the last row gets live == false and must store
+/// nothing.
+template <int BLOCK, int TEAM, class F>
+__device__ __forceinline__ void for_each_team_row(i64 rows, F f) {
+  static_assert(BLOCK % TEAM == 0 && (TEAM <= 32 || TEAM == BLOCK),
+                "a team is a lane group of one warp or the whole block");
+  constexpr int RPB = BLOCK / TEAM;
+  const int lane = TEAM == BLOCK ? threadIdx.x : threadIdx.x % TEAM;
+  const int team = TEAM == BLOCK ? 0 : threadIdx.x / TEAM;
+  for (i64 r0 = static_cast<i64>(blockIdx.x) * RPB; r0 < rows;
+       r0 += static_cast<i64>(gridDim.x) * RPB) {
+    const i64 r = r0 + team;
+    f(r, lane, RPB == 1 || r < rows);
+  }
+}
+
 /// Softmax (or log-softmax) of rows of LEN contiguous elements (INNER == 1):
 /// max, then the sum of exp(x - max), then exp(x - max) / sum (log:
 /// x - max - log(sum)).
@@ -179,19 +198,10 @@ softmax_row(const typename P::In *__restrict__ in,
   typedef typename P::C C;
   typedef typename P::In T;
   constexpr int V = P::VEC; // LEN % V == 0 and both buffers V-aligned
-  constexpr int TEAM = P::TEAM, ITEMS = P::ITEMS, RPB = P::BLOCK / TEAM;
+  constexpr int TEAM = P::TEAM, ITEMS = P::ITEMS;
   constexpr i64 NV = P::LEN / V;
-  static_assert(P::BLOCK % TEAM == 0 && (TEAM <= 32 || TEAM == P::BLOCK),
-                "a team is a lane group of one warp or the whole block");
   __shared__ C scratch[32];
-  const int lane = TEAM == P::BLOCK ? threadIdx.x : threadIdx.x % TEAM;
-  const int team = TEAM == P::BLOCK ? 0 : threadIdx.x / TEAM;
-  // Every thread runs the same trips (team_reduce may synchronize); a team
-  // past the last row computes nothing it stores.
-  for (i64 r0 = static_cast<i64>(blockIdx.x) * RPB; r0 < P::OUTER;
-       r0 += static_cast<i64>(gridDim.x) * RPB) {
-    const i64 r = r0 + team;
-    const bool live = RPB == 1 || r < P::OUTER;
+  for_each_team_row<P::BLOCK, TEAM>(P::OUTER, [&](i64 r, int lane, bool live) {
     const T *x = in + r * P::LEN;
     T *y = out + r * P::LEN;
     // Like the evaluator's std::max: NaN never becomes the maximum (it still
@@ -272,7 +282,7 @@ softmax_row(const typename P::In *__restrict__ in,
         store_vec<V>(y + j, o);
       }
     }
-  }
+  });
 }
 
 /// Softmax along an axis with INNER > 1: a thread per (outer, inner) pair
@@ -352,17 +362,10 @@ layer_norm(const typename P::In *__restrict__ in,
   typedef typename P::C C;
   typedef typename P::In T;
   constexpr int V = P::VEC; // N % V == 0 and both buffers V-aligned
-  constexpr int TEAM = P::TEAM, ITEMS = P::ITEMS, RPB = P::BLOCK / TEAM;
+  constexpr int TEAM = P::TEAM, ITEMS = P::ITEMS;
   constexpr i64 NV = P::N / V;
-  static_assert(P::BLOCK % TEAM == 0 && (TEAM <= 32 || TEAM == P::BLOCK),
-                "a team is a lane group of one warp or the whole block");
   __shared__ C scratch[32];
-  const int lane = TEAM == P::BLOCK ? threadIdx.x : threadIdx.x % TEAM;
-  const int team = TEAM == P::BLOCK ? 0 : threadIdx.x / TEAM;
-  for (i64 r0 = static_cast<i64>(blockIdx.x) * RPB; r0 < P::ROWS;
-       r0 += static_cast<i64>(gridDim.x) * RPB) {
-    const i64 r = r0 + team;
-    const bool live = RPB == 1 || r < P::ROWS;
+  for_each_team_row<P::BLOCK, TEAM>(P::ROWS, [&](i64 r, int lane, bool live) {
     const T *x = in + r * P::N;
     T *y = out + r * P::N;
     C mean = C(0); // RMS: the mean square is taken about zero
@@ -429,7 +432,7 @@ layer_norm(const typename P::In *__restrict__ in,
         store_vec<V>(y + j, layer_norm_out<P, V>(load_vec<V>(x + j), j, mean,
                                                  inv, scale, bias));
     }
-  }
+  });
 }
 
 } // namespace red
