@@ -17,13 +17,14 @@
 // and none has to be copied.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/evaluator/Tensor.h"
 #include "compiler/transforms/FoldConstants.h"
 #include "compiler/transforms/MatchUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "dialects/graph/GraphOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -85,10 +86,16 @@ bool feedsMatMulsThroughViews(Value v) {
   return true;
 }
 
-/// The constant's data can be read (and so folded into the concatenation).
+/// The constant's data is present (and so can be folded into the
+/// concatenation): dense, or a resource whose blob was not elided. Checked
+/// without decoding the weight.
 bool readable(Value v) {
   auto c = v.getDefiningOp<g::ConstantOp>();
-  return c && succeeded(kiln::eval::tensorFromAttr(c.getValue()));
+  if (!c)
+    return false;
+  if (auto res = dyn_cast<DenseResourceElementsAttr>(c.getValue()))
+    return res.getRawHandle().getBlob() != nullptr;
+  return isa<DenseElementsAttr>(c.getValue());
 }
 
 bool siblingsWorthMerging(MutableArrayRef<Linear> group) {
