@@ -1170,6 +1170,22 @@ Tensor evalAttention(graph::AttentionOp op, ArrayRef<Tensor> in,
   SmallVector<int64_t> kt(op.getKPerm());
   std::swap(kt[kt.size() - 1], kt[kt.size() - 2]);
   Tensor k = heads(permuted(in[1], kt), op.getKHeads(), 1);
+  // Grouped-query attention: each KV head repeated q_per_kv times in a row
+  // (axis 1), as repeat_kv's Expand/Reshape wrote it.
+  if (IntegerAttr g = op.getQPerKvAttr()) {
+    auto repeatHeads = [group = g.getInt()](const Tensor &t) {
+      SmallVector<int64_t> shape(t.shape().begin(), t.shape().end());
+      const int64_t heads = shape[1], inner = shape[2] * shape[3];
+      shape[1] *= group;
+      return remap(t, shape, [&](int64_t i) {
+        const int64_t h = (i / inner) % (heads * group);
+        return (i / (inner * heads * group)) * heads * inner +
+               (h / group) * inner + i % inner;
+      });
+    };
+    k = repeatHeads(k);
+    v = repeatHeads(v);
+  }
   const int64_t rank = q.rank();
   SmallVector<int64_t> scoresShape(q.shape().begin(), q.shape().end() - 1);
   scoresShape.push_back(k.shape().back());

@@ -7,10 +7,13 @@
 // torch.export's decomposition of scaled_dot_product_attention adds
 // Where(IsNaN(P), 0, P) after it and scales K^T by a scalar; onnxscript's
 // torchlib writes K^T as Reshape(Transpose(Reshape(K))) over merged leading
-// axes), with the head split/merge transposes around it. kiln-raise-attention
+// axes; Llama's repeat_kv repeats K's and V's heads for grouped-query
+// attention as Reshape(Expand(Unsqueeze))), with the head split/merge
+// transposes around it. kiln-raise-attention
 // replaces the chain by one `graph.attention`, folding those transposes into
-// its operand permutations, so the whole thing is one flash-attention kernel
-// that never writes the scores to memory.
+// its operand permutations and the repeat into `q_per_kv`, so the whole
+// thing is one flash-attention kernel that never writes the scores (nor the
+// repeated K and V) to memory.
 //
 // When it pays (the one place this pass decides; `attentionWorthRaising`):
 // half-precision operands (the kernel runs on tensor cores; f32 attention
@@ -51,19 +54,31 @@ SmallVector<int64_t> identity(int64_t rank) {
   return p;
 }
 
-/// `v` read through `perm` (canonical axis i = v's axis perm[i]); when `v` is
-/// a transpose keeping the last axis last, its input read through the
-/// composed permutation instead.
+/// An operand as the pattern reads it: `value`, or with `view` set, `value`
+/// reshaped to `view` (the same elements row-major; the reshape is built
+/// once nothing can fail).
+struct Viewed {
+  Value value;
+  RankedTensorType view;
+  ArrayRef<int64_t> shape() const {
+    return view ? view.getShape() : tensorOf(value).getShape();
+  }
+};
+
 /// `v` as a permutation of another value: a transpose, or the
 /// Reshape(Transpose(Reshape(x) -> [n, a, b], [0, 2, 1])) -> [..., b, a]
 /// that swaps x's last two axes with its leading axes merged (torch.export's
-/// K^T in scaled_dot_product_attention). The ops involved go to `ops`.
-std::optional<std::pair<Value, SmallVector<int64_t>>>
+/// K^T in scaled_dot_product_attention). x may have other leading axes than
+/// v (reshapes composed into the inner one, e.g. straight out of repeat_kv's
+/// rank-5 Expand): it is then read as a view with v's. The ops involved go to
+/// `ops`.
+std::optional<std::pair<Viewed, SmallVector<int64_t>>>
 asTranspose(Value v, SmallVectorImpl<Operation *> *ops = nullptr) {
   if (auto t = v.getDefiningOp<g::TransposeOp>()) {
     if (ops)
       ops->push_back(t);
-    return std::make_pair(t.getInput(), SmallVector<int64_t>(t.getPerm()));
+    return std::make_pair(Viewed{t.getInput(), {}},
+                          SmallVector<int64_t>(t.getPerm()));
   }
   auto outer = v.getDefiningOp<g::ReshapeOp>();
   if (!outer)
@@ -77,25 +92,36 @@ asTranspose(Value v, SmallVectorImpl<Operation *> *ops = nullptr) {
   Value x = inner.getInput();
   ArrayRef<int64_t> xs = tensorOf(x).getShape(), vs = tensorOf(v).getShape(),
                     rs = tensorOf(inner).getShape();
-  const int64_t n = xs.size();
-  if (n < 3 || (int64_t)vs.size() != n || rs.size() != 3 ||
-      rs[1] != xs[n - 2] || rs[2] != xs[n - 1] ||
-      xs.drop_back(2) != vs.drop_back(2) || vs[n - 2] != xs[n - 1] ||
-      vs[n - 1] != xs[n - 2])
+  const int64_t n = vs.size(), xn = xs.size();
+  // The element counts agree, so the merged leading axes do too.
+  if (n < 3 || xn < 3 || rs.size() != 3 || rs[1] != xs[xn - 2] ||
+      rs[2] != xs[xn - 1] || vs[n - 2] != rs[2] || vs[n - 1] != rs[1])
     return std::nullopt;
+  Viewed source{x, {}};
+  if (xs.drop_back(2) != vs.drop_back(2)) {
+    SmallVector<int64_t> view(vs.drop_back(2));
+    view.append({rs[1], rs[2]});
+    source.view = RankedTensorType::get(view, tensorOf(x).getElementType());
+  }
   if (ops)
     ops->append({inner, t, outer});
   SmallVector<int64_t> perm;
   for (int64_t i = 0; i < n; ++i)
     perm.push_back(i);
   std::swap(perm[n - 1], perm[n - 2]);
-  return std::make_pair(x, perm);
+  return std::make_pair(source, perm);
 }
 
-void foldTranspose(Value &v, SmallVector<int64_t> &perm,
+/// `v` read through `perm` (canonical axis i = v's axis perm[i]); when `v` is
+/// a transpose keeping the last axis last, its input read through the
+/// composed permutation instead (not through a pending view, whose value has
+/// another shape).
+void foldTranspose(Viewed &v, SmallVector<int64_t> &perm,
                    SmallVectorImpl<Location> &locs) {
+  if (v.view)
+    return;
   SmallVector<Operation *> ops;
-  auto t = asTranspose(v, &ops);
+  auto t = asTranspose(v.value, &ops);
   if (!t)
     return;
   SmallVector<int64_t> composed;
@@ -107,6 +133,49 @@ void foldTranspose(Value &v, SmallVector<int64_t> &perm,
   perm = composed;
   for (Operation *op : ops)
     locs.push_back(op->getLoc());
+}
+
+/// HF's repeat_kv (grouped-query attention): `v` = [b, kvh * g, s, d] as
+/// Reshape(Expand(y) -> [b, kvh, g, s, d]) (or, with a pending view, that
+/// Expand itself viewed so), y = [b, kvh, 1, s, d] the Unsqueeze (a reshape)
+/// of x = [b, kvh, s, d]. Returns x (or y viewed as x's shape) with g in
+/// `group`; the ops' locations go to `locs`.
+std::optional<Viewed> repeatKV(const Viewed &v, int64_t &group,
+                               SmallVectorImpl<Location> &locs) {
+  ArrayRef<int64_t> shape = v.shape();
+  if (shape.size() != 4)
+    return std::nullopt;
+  Value e = v.value;
+  std::optional<Location> outer;
+  if (!v.view) {
+    auto r = e.getDefiningOp<g::ReshapeOp>();
+    if (!r)
+      return std::nullopt;
+    outer = r.getLoc();
+    e = r.getInput();
+  }
+  auto ex = e.getDefiningOp<g::ExpandOp>();
+  if (!ex)
+    return std::nullopt;
+  Value y = ex.getInput();
+  ArrayRef<int64_t> es = tensorOf(ex).getShape(), ys = tensorOf(y).getShape();
+  if (es.size() != 5 || ys.size() != 5 || es[0] != shape[0] ||
+      es[1] * es[2] != shape[1] || es[3] != shape[2] || es[4] != shape[3] ||
+      ys[0] != es[0] || ys[1] != es[1] || ys[2] != 1 || ys[3] != es[3] ||
+      ys[4] != es[4] || es[2] < 2)
+    return std::nullopt;
+  if (outer)
+    locs.push_back(*outer);
+  locs.push_back(ex.getLoc());
+  group = es[2];
+  auto xType = RankedTensorType::get({es[0], es[1], es[3], es[4]},
+                                     tensorOf(y).getElementType());
+  if (auto u = y.getDefiningOp<g::ReshapeOp>())
+    if (u.getInput().getType() == xType) {
+      locs.push_back(u.getLoc());
+      return Viewed{u.getInput(), {}};
+    }
+  return Viewed{y, xType};
 }
 
 /// A rank-4 operand `v` = Reshape(Slice(x)) that splits heads out of a
@@ -267,47 +336,85 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
                          kPerm = identity(rank);
     std::swap(kPerm[rank - 1], kPerm[rank - 2]);
     Value k = kt;
-    // K^T scaled by a scalar after its transpose: scaled before it instead
-    // (the same values), so the transpose folds. Decided here, built below
-    // once nothing can fail.
-    g::MulOp kScale;
-    Value kScalar;
-    if (auto mul = kt.getDefiningOp<g::MulOp>()) {
+    // Q or K^T scaled by a scalar after a transpose (torchlib's SDPA scales
+    // both by sqrt(scale)): scaled before it instead (the same values), so
+    // the transpose folds. Decided here, built below once nothing can fail.
+    struct Scaling {
+      g::MulOp mul;
+      Value scalar;
+    } qScale, kScale;
+    auto peelScale = [&](Value &operand, Scaling &scaling) {
+      auto mul = operand.getDefiningOp<g::MulOp>();
       Value t, c;
-      auto scalarConst = [](Value w) {
-        return tensorOf(w).getNumElements() == 1 &&
-               kiln::match::splatValue(w).has_value();
-      };
-      if (kt.hasOneUse() &&
-          kiln::match::splitOperands(mul, t, c, scalarConst) &&
-          t.getType() == kt.getType() && t.hasOneUse() && asTranspose(t)) {
-        kScale = mul;
-        kScalar = c;
-        k = t;
+      if (mul && operand.hasOneUse() &&
+          kiln::match::splitOperands(mul, t, c, scalar) &&
+          t.getType() == operand.getType() && t.hasOneUse() && asTranspose(t)) {
+        scaling = {mul, c};
+        operand = t;
+      }
+    };
+    peelScale(q, qScale);
+    peelScale(k, kScale);
+    Viewed qv{q, {}}, kv{k, {}}, vv{v, {}};
+    foldTranspose(qv, qPerm, locs);
+    foldTranspose(vv, vPerm, locs);
+    foldTranspose(kv, kPerm, locs);
+    // Grouped-query attention: K and V both repeat_kv'd by one factor and
+    // read in their own order (the repeat is along the canonical heads axis)
+    // become their unrepeated tensors, which the kernel shares between
+    // query heads; then their head transposes fold too.
+    int64_t group = 1;
+    {
+      int64_t kGroup = 0, vGroup = 0;
+      SmallVector<Location> repeatLocs;
+      auto kr = repeatKV(kv, kGroup, repeatLocs);
+      auto vr = repeatKV(vv, vGroup, repeatLocs);
+      if (kr && vr && kGroup == vGroup && kPerm == identity(rank) &&
+          vPerm == identity(rank)) {
+        kv = *kr;
+        vv = *vr;
+        group = kGroup;
+        locs.append(repeatLocs);
+        foldTranspose(kv, kPerm, locs);
+        foldTranspose(vv, vPerm, locs);
       }
     }
-    foldTranspose(q, qPerm, locs);
-    foldTranspose(v, vPerm, locs);
-    foldTranspose(k, kPerm, locs);
     if (kPerm.back() != rank - 1)
       return failure();
-    // Heads read straight out of a fused projection (not under a K scaling,
-    // which needs the sliced tensor).
+    // Heads read straight out of a fused projection (not under a Q or K
+    // scaling, which needs the sliced tensor, nor through a view).
     Value sources[3];
     RankedTensorType views[3];
     std::optional<std::array<int64_t, 2>> heads[3];
     if (foldHeadSlices) {
-      heads[0] = headSlice(q, qPerm, sources[0], views[0]);
-      if (!kScale)
-        heads[1] = headSlice(k, kPerm, sources[1], views[1]);
-      heads[2] = headSlice(v, vPerm, sources[2], views[2]);
+      if (!qScale.mul && !qv.view)
+        heads[0] = headSlice(qv.value, qPerm, sources[0], views[0]);
+      if (!kScale.mul && !kv.view)
+        heads[1] = headSlice(kv.value, kPerm, sources[1], views[1]);
+      if (!vv.view)
+        heads[2] = headSlice(vv.value, vPerm, sources[2], views[2]);
     }
-    if (kScale) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPoint(kScale);
-      k = g::MulOp::create(rewriter, kScale.getLoc(), k.getType(), k, kScalar);
-    }
+    // Nothing fails from here on.
+    Viewed *viewed[3] = {&qv, &kv, &vv};
     Value *operands[3] = {&q, &k, &v};
+    for (int i = 0; i < 3; ++i) {
+      *operands[i] = viewed[i]->value;
+      if (viewed[i]->view) {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointAfterValue(viewed[i]->value);
+        *operands[i] = g::ReshapeOp::create(rewriter, viewed[i]->value.getLoc(),
+                                            viewed[i]->view, viewed[i]->value);
+      }
+    }
+    for (auto [operand, scaling] :
+         {std::make_pair(&q, &qScale), std::make_pair(&k, &kScale)})
+      if (scaling->mul) {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(scaling->mul);
+        *operand =
+            g::MulOp::create(rewriter, scaling->mul.getLoc(),
+                             operand->getType(), *operand, scaling->scalar);
+      }
     for (int i = 0; i < 3; ++i)
       if (heads[i]) {
         OpBuilder::InsertionGuard guard(rewriter);
@@ -341,7 +448,8 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
         nanToZero ? rewriter.getUnitAttr() : UnitAttr(),
         rewriter.getDenseI64ArrayAttr(qPerm), rewriter.getDenseI64ArrayAttr(kPerm),
         rewriter.getDenseI64ArrayAttr(vPerm), rewriter.getDenseI64ArrayAttr(outPerm),
-        headsAttr(0), headsAttr(1), headsAttr(2));
+        headsAttr(0), headsAttr(1), headsAttr(2),
+        group > 1 ? rewriter.getI64IntegerAttr(group) : IntegerAttr());
     rewriter.replaceOp(replaced, att.getResult());
     return success();
   }

@@ -442,10 +442,32 @@ LogicalResult AttentionOp::verify() {
   }
   ArrayRef<int64_t> q = canon[0], k = canon[1], v = canon[2];
   ArrayRef<int64_t> batch = q.drop_back(2);
-  if (k.drop_back(2) != batch || v.drop_back(2) != batch)
-    return emitOpError() << "q, k and v must have equal batch axes, got "
-                         << shapeString(q) << ", " << shapeString(k) << ", "
-                         << shapeString(v);
+  // Grouped-query attention: K and V carry 1/G of Q's heads (axis 1).
+  SmallVector<int64_t> kvBatch(batch);
+  IntegerAttr groupAttr = getQPerKvAttr();
+  if (IntegerAttr g = groupAttr) {
+    const int64_t group = g.getInt();
+    if (rank != 4 || group < 1)
+      return emitOpError() << "q_per_kv (query heads per KV head) needs rank 4 "
+                              "and must be at least 1, got "
+                           << group;
+    if (batch[1] % group != 0)
+      return emitOpError() << "q_per_kv = " << group << " does not divide q's "
+                           << batch[1] << " heads";
+    kvBatch[1] = batch[1] / group;
+  }
+  if (k.drop_back(2) != ArrayRef<int64_t>(kvBatch) ||
+      v.drop_back(2) != ArrayRef<int64_t>(kvBatch)) {
+    InFlightDiagnostic d = emitOpError();
+    if (groupAttr)
+      d << "with q_per_kv = " << groupAttr.getInt()
+        << ", k and v must have q's batch axes with 1/" << groupAttr.getInt()
+        << " of its heads, got ";
+    else
+      d << "q, k and v must have equal batch axes, got ";
+    return d << shapeString(q) << ", " << shapeString(k) << ", "
+             << shapeString(v);
+  }
   if (k.back() != q.back())
     return emitOpError() << "q and k must have one head dimension";
   if (v[rank - 2] != k[rank - 2])

@@ -291,8 +291,12 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
     scaled_dot_product_attention writes it. `q_heads = [offset, count]` (rank
     4 only; also `k_heads`, `v_heads`) takes heads offset..offset+count of
     the canonical operand (axis 1), so Q, K and V can be read out of one
-    fused projection. Every perm keeps the last axis last (the head dimension
-    stays contiguous), so the kernel reads the operands where they are.
+    fused projection. With `q_per_kv = G` (rank 4, grouped-query attention)
+    K and V have 1/G of Q's heads and query head h reads KV head h / G: the
+    result is that of K and V with each head repeated G times in a row
+    (HF's repeat_kv), which the kernel never writes out. Every perm keeps the
+    last axis last (the head dimension stays contiguous), so the kernel reads
+    the operands where they are.
 
     ```mlir
     %o = graph.attention %q, %k, %v, %mask {scale = 1.250000e-01 : f64,
@@ -312,7 +316,8 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
                    DenseI64ArrayAttr:$out_perm,
                    OptionalAttr<DenseI64ArrayAttr>:$q_heads,
                    OptionalAttr<DenseI64ArrayAttr>:$k_heads,
-                   OptionalAttr<DenseI64ArrayAttr>:$v_heads);
+                   OptionalAttr<DenseI64ArrayAttr>:$v_heads,
+                   OptionalAttr<I64Attr>:$q_per_kv);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$q `,` $k `,` $v (`,` $bias^)? attr-dict `:` "
                        "type($q) `,` type($k) `,` type($v) (`,` type($bias)^)? "

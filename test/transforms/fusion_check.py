@@ -48,7 +48,9 @@ def patterns():
     MatMul + Add, so the product is rounded before the bias: within 1e-6
     relative of -O1's single rounding, not bitwise),
     "attention" for one graph.attention at -O3 with every transpose, softmax
-    and matmul folded into it, or "no-attention" for none at -O3)."""
+    and matmul folded into it, "gqa-attention" for that with K and V read
+    unrepeated (q_per_kv, no Expand left), or "no-attention" for none at
+    -O3)."""
     yield "silu_mul_add_f16", model(
         [N("Sigmoid", ["x"], ["s"]), N("Mul", ["x", "s"], ["m"]), N("Mul", ["m", "x"], ["mm"]),
          N("Add", ["mm", "y"], ["out"])],
@@ -198,6 +200,61 @@ def patterns():
         [const("c", np.float16(0.4204)), const("m", causal),
          const("flat", np.array([-1, 16, 32], np.int64)), const("kshape", np.array([1, 4, 32, 16], np.int64))]), \
         "attention"
+    # Grouped-query attention (Llama: 4 query heads, 2 KV heads), repeat_kv
+    # as Unsqueeze -> Expand [1, 2, 2, S, D] -> Reshape [1, 4, S, D] on K and
+    # V: HF's eager form (K^T a transpose, division by sqrt(d), causal mask).
+    def repeat_kv(x, out):
+        return [N("Unsqueeze", [x, "ax2"], [x + "_u"]), N("Expand", [x + "_u", "rep"], [x + "_e"]),
+                N("Reshape", [x + "_e", "heads4"], [out])]
+    gqa_consts = [const("ax2", np.array([2], np.int64)),
+                  const("rep", np.array([1, 2, 2, 16, 64], np.int64)),
+                  const("heads4", np.array([1, 4, 16, 64], np.int64))]
+    yield "attention_llama_gqa_f16", model(
+        repeat_kv("k", "kr") + repeat_kv("v", "vr") +
+        [N("Transpose", ["kr"], ["kt"], perm=[0, 1, 3, 2]), N("MatMul", ["q", "kt"], ["s"]),
+         N("Div", ["s", "sqd"], ["ss"]), N("Add", ["ss", "causal"], ["sm"]),
+         N("Softmax", ["sm"], ["p"], axis=-1), N("MatMul", ["p", "vr"], ["out"])],
+        [vi("q", F16, [1, 4, 16, 64]), vi("k", F16, [1, 2, 16, 64]), vi("v", F16, [1, 2, 16, 64])],
+        [vi("out", F16, [1, 4, 16, 64])],
+        [const("sqd", np.float16(8.0)), const("causal", causal)] + gqa_consts), "gqa-attention"
+    # HF's sdpa through torch.onnx dynamo: torchlib's SDPA over the repeated
+    # K and V, K^T as Reshape [-1, S, D] (composing with repeat_kv's reshape
+    # into one from the rank-5 Expand), Q and K^T each scaled by sqrt(scale),
+    # the causal mask a Boolean index comparison turned into 0/-inf, NaN -> 0;
+    # the head split/merge transposes and the projections around it (merged
+    # into one matmul at -O3 where they share an input, V's heads read out
+    # of it under the repeat; K's projection takes another input, as its
+    # scaling needs its own tensor).
+    wg = np.random.default_rng(13)
+    yield "attention_llama_sdpa_gqa_f16", model(
+        [N("MatMul", ["x", "wq"], ["mq"]), N("Neg", ["x"], ["xk"]), N("MatMul", ["xk", "wk"], ["mk"]),
+         N("MatMul", ["x", "wv"], ["mv"]),
+         N("Reshape", ["mq", "qheads"], ["q4"]), N("Reshape", ["mk", "kvheads"], ["k4"]),
+         N("Reshape", ["mv", "kvheads"], ["v4"]), N("Transpose", ["q4"], ["qt"], perm=[0, 2, 1, 3]),
+         N("Transpose", ["k4"], ["k"], perm=[0, 2, 1, 3]),
+         N("Transpose", ["v4"], ["v"], perm=[0, 2, 1, 3])] +
+        repeat_kv("k", "kr") + repeat_kv("v", "vr") +
+        [N("Range", ["r0", "r1", "r2"], ["pos"]), N("Unsqueeze", ["pos", "ax1"], ["qi"]),
+         N("Unsqueeze", ["pos", "ax0"], ["ki"]), N("LessOrEqual", ["ki", "qi"], ["le"]),
+         N("Where", ["le", "zero", "ninf"], ["m"]),
+         N("Mul", ["qt", "c"], ["qs"]), N("Reshape", ["kr", "flat"], ["kf"]),
+         N("Transpose", ["kf"], ["kft"], perm=[0, 2, 1]), N("Reshape", ["kft", "kshape"], ["ktt"]),
+         N("Mul", ["ktt", "c"], ["kts"]), N("MatMul", ["qs", "kts"], ["s"]),
+         N("Add", ["s", "m"], ["sm"]), N("Softmax", ["sm"], ["p"], axis=-1),
+         N("IsNaN", ["p"], ["nan"]), N("Where", ["nan", "zero", "p"], ["pz"]),
+         N("MatMul", ["pz", "vr"], ["o"]), N("Transpose", ["o"], ["out"], perm=[0, 2, 1, 3])],
+        [vi("x", F16, [1, 16, 128])], [vi("out", F16, [1, 16, 4, 64])],
+        [const("wq", (wg.standard_normal((128, 256)) * 0.1).astype(np.float16)),
+         const("wk", (wg.standard_normal((128, 128)) * 0.1).astype(np.float16)),
+         const("wv", (wg.standard_normal((128, 128)) * 0.1).astype(np.float16)),
+         const("qheads", np.array([1, 16, 4, 64], np.int64)),
+         const("kvheads", np.array([1, 16, 2, 64], np.int64)),
+         const("r0", np.array(0, np.int64)), const("r1", np.array(16, np.int64)),
+         const("r2", np.array(1, np.int64)), const("ax0", np.array([0], np.int64)),
+         const("ax1", np.array([1], np.int64)), const("ninf", np.float16(-np.inf)),
+         const("c", np.float16(0.3535)), const("zero", np.float16(0)),
+         const("flat", np.array([-1, 16, 64], np.int64)),
+         const("kshape", np.array([1, 4, 64, 16], np.int64))] + gqa_consts), "gqa-attention"
     BF16 = TensorProto.BFLOAT16
     yield "attention_rank3_bf16", model(
         [N("Transpose", ["k"], ["kt"], perm=[0, 2, 1]), N("MatMul", ["q", "kt"], ["s"]),
@@ -279,9 +336,12 @@ def main():
             nm = r.stdout.count('graph.fusion "matmul"')
             n2 = run([a.kilnc, path, "-O2", "--emit=graph"]).stdout.count("graph.fusion")
             na = r.stdout.count("graph.attention")
-            if regions in ("attention", "no-attention"):
-                folded = not any(f"graph.{o} " in r.stdout for o in ("transpose", "softmax", "slice"))
-                if r.returncode or (regions == "attention" and (na != 1 or not folded)) or \
+            if regions in ("attention", "gqa-attention", "no-attention"):
+                folded = not any(f"graph.{o} " in r.stdout
+                                 for o in ("transpose", "softmax", "slice", "expand"))
+                if regions == "gqa-attention":
+                    folded = folded and "q_per_kv" in r.stdout
+                if r.returncode or (regions != "no-attention" and (na != 1 or not folded)) or \
                         (regions == "no-attention" and na):
                     why = f"-O3 made {na} graph.attention ops (folded everything: {folded}), " \
                           f"expected {regions}"
@@ -299,6 +359,7 @@ def main():
         else:
             passed += 1
             what = "1 graph.attention" if regions == "attention" else \
+                "1 graph.attention with q_per_kv" if regions == "gqa-attention" else \
                 "no graph.attention" if regions == "no-attention" else \
                 "1 matmul region" if regions == "matmul" else \
                 "Gemm split into 1 matmul region" if regions == "gemm" else \

@@ -55,3 +55,56 @@ func.func @heads_out_of_range(%x: tensor<2x16x6x32xf16>) -> tensor<2x16x2x32xf16
   %0 = graph.attention %x, %x, %x {q_heads = array<i64: 0, 2>, k_heads = array<i64: 5, 2>, v_heads = array<i64: 4, 2>, q_perm = array<i64: 0, 2, 1, 3>, k_perm = array<i64: 0, 2, 1, 3>, v_perm = array<i64: 0, 2, 1, 3>, out_perm = array<i64: 0, 2, 1, 3>} : tensor<2x16x6x32xf16>, tensor<2x16x6x32xf16>, tensor<2x16x6x32xf16> -> tensor<2x16x2x32xf16>
   return %0 : tensor<2x16x2x32xf16>
 }
+
+// -----
+
+// Grouped-query attention: 4 query heads over 2 KV heads (q_per_kv = 2),
+// K and V read through their own perms and a heads range.
+func.func @gqa_ok(%q: tensor<2x4x16x64xf16>, %kv: tensor<2x16x6x64xf16>) -> tensor<2x4x16x64xf16> {
+  %0 = graph.attention %q, %kv, %kv {q_per_kv = 2 : i64, k_heads = array<i64: 0, 2>, v_heads = array<i64: 2, 2>, q_perm = array<i64: 0, 1, 2, 3>, k_perm = array<i64: 0, 2, 1, 3>, v_perm = array<i64: 0, 2, 1, 3>, out_perm = array<i64: 0, 1, 2, 3>} : tensor<2x4x16x64xf16>, tensor<2x16x6x64xf16>, tensor<2x16x6x64xf16> -> tensor<2x4x16x64xf16>
+  return %0 : tensor<2x4x16x64xf16>
+}
+
+// -----
+
+// K and V must carry exactly 1/q_per_kv of Q's heads.
+func.func @gqa_heads_mismatch(%q: tensor<2x4x16x64xf16>, %kv: tensor<2x1x16x64xf16>) -> tensor<2x4x16x64xf16> {
+  // expected-error @+1 {{with q_per_kv = 2, k and v must have q's batch axes with 1/2 of its heads, got [2,4,16,64], [2,1,16,64], [2,1,16,64]}}
+  %0 = graph.attention %q, %kv, %kv {q_per_kv = 2 : i64, q_perm = array<i64: 0, 1, 2, 3>, k_perm = array<i64: 0, 1, 2, 3>, v_perm = array<i64: 0, 1, 2, 3>, out_perm = array<i64: 0, 1, 2, 3>} : tensor<2x4x16x64xf16>, tensor<2x1x16x64xf16>, tensor<2x1x16x64xf16> -> tensor<2x4x16x64xf16>
+  return %0 : tensor<2x4x16x64xf16>
+}
+
+// -----
+
+// Fewer KV heads without q_per_kv are not grouped-query attention.
+func.func @kv_heads_without_group(%q: tensor<2x4x16x64xf16>, %kv: tensor<2x2x16x64xf16>) -> tensor<2x4x16x64xf16> {
+  // expected-error @+1 {{q, k and v must have equal batch axes, got [2,4,16,64], [2,2,16,64], [2,2,16,64]}}
+  %0 = graph.attention %q, %kv, %kv {q_perm = array<i64: 0, 1, 2, 3>, k_perm = array<i64: 0, 1, 2, 3>, v_perm = array<i64: 0, 1, 2, 3>, out_perm = array<i64: 0, 1, 2, 3>} : tensor<2x4x16x64xf16>, tensor<2x2x16x64xf16>, tensor<2x2x16x64xf16> -> tensor<2x4x16x64xf16>
+  return %0 : tensor<2x4x16x64xf16>
+}
+
+// -----
+
+// The group must divide Q's heads.
+func.func @gqa_not_dividing(%q: tensor<2x4x16x64xf16>, %kv: tensor<2x1x16x64xf16>) -> tensor<2x4x16x64xf16> {
+  // expected-error @+1 {{q_per_kv = 3 does not divide q's 4 heads}}
+  %0 = graph.attention %q, %kv, %kv {q_per_kv = 3 : i64, q_perm = array<i64: 0, 1, 2, 3>, k_perm = array<i64: 0, 1, 2, 3>, v_perm = array<i64: 0, 1, 2, 3>, out_perm = array<i64: 0, 1, 2, 3>} : tensor<2x4x16x64xf16>, tensor<2x1x16x64xf16>, tensor<2x1x16x64xf16> -> tensor<2x4x16x64xf16>
+  return %0 : tensor<2x4x16x64xf16>
+}
+
+// -----
+
+// Heads exist only at rank 4, and a group is at least 1.
+func.func @gqa_rank3(%q: tensor<4x16x64xf16>) -> tensor<4x16x64xf16> {
+  // expected-error @+1 {{q_per_kv (query heads per KV head) needs rank 4 and must be at least 1, got 2}}
+  %0 = graph.attention %q, %q, %q {q_per_kv = 2 : i64, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<4x16x64xf16>, tensor<4x16x64xf16>, tensor<4x16x64xf16> -> tensor<4x16x64xf16>
+  return %0 : tensor<4x16x64xf16>
+}
+
+// -----
+
+func.func @gqa_zero(%q: tensor<2x4x16x64xf16>) -> tensor<2x4x16x64xf16> {
+  // expected-error @+1 {{q_per_kv (query heads per KV head) needs rank 4 and must be at least 1, got 0}}
+  %0 = graph.attention %q, %q, %q {q_per_kv = 0 : i64, q_perm = array<i64: 0, 1, 2, 3>, k_perm = array<i64: 0, 1, 2, 3>, v_perm = array<i64: 0, 1, 2, 3>, out_perm = array<i64: 0, 1, 2, 3>} : tensor<2x4x16x64xf16>, tensor<2x4x16x64xf16>, tensor<2x4x16x64xf16> -> tensor<2x4x16x64xf16>
+  return %0 : tensor<2x4x16x64xf16>
+}

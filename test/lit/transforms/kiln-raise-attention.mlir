@@ -64,6 +64,109 @@ func.func @sdpa_export(%q: tensor<1x2x16x32xf16>, %k: tensor<1x2x16x32xf16>, %v:
 
 // -----
 
+// HF Llama with eager attention and grouped-query attention: repeat_kv
+// writes K and V as Reshape(Expand(Reshape(x) [b, kvh, 1, s, d]) [b, kvh,
+// g, s, d]) [b, kvh * g, s, d]; the attention reads the 2 KV heads in place
+// (q_per_kv = 2, no expand left), and V's head transpose folds under the
+// repeat.
+// CHECK-LABEL: func.func @llama_gqa
+//  CHECK-NOT:    graph.expand
+//  CHECK:        graph.attention %arg0, %arg1, %arg2, %arg3 {k_perm = array<i64: 0, 1, 2, 3>, out_perm = array<i64: 0, 1, 2, 3>, q_per_kv = 2 : i64, q_perm = array<i64: 0, 1, 2, 3>, scale = 8.000000e+00 : f64, scale_divides, v_perm = array<i64: 0, 2, 1, 3>} : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x16x2x64xf16>, tensor<16x16xf16> -> tensor<1x4x16x64xf16>
+//  CHECK-NOT:    graph.expand
+func.func @llama_gqa(%q: tensor<1x4x16x64xf16>, %k: tensor<1x2x16x64xf16>, %vh: tensor<1x16x2x64xf16>, %m: tensor<16x16xf16>) -> tensor<1x4x16x64xf16> {
+  %c = graph.constant dense<8.0> : tensor<f16>
+  %k1 = graph.reshape %k : tensor<1x2x16x64xf16> -> tensor<1x2x1x16x64xf16>
+  %k2 = graph.expand %k1 : tensor<1x2x1x16x64xf16> -> tensor<1x2x2x16x64xf16>
+  %kr = graph.reshape %k2 : tensor<1x2x2x16x64xf16> -> tensor<1x4x16x64xf16>
+  %v = graph.transpose %vh {perm = array<i64: 0, 2, 1, 3>} : tensor<1x16x2x64xf16> -> tensor<1x2x16x64xf16>
+  %v1 = graph.reshape %v : tensor<1x2x16x64xf16> -> tensor<1x2x1x16x64xf16>
+  %v2 = graph.expand %v1 : tensor<1x2x1x16x64xf16> -> tensor<1x2x2x16x64xf16>
+  %vr = graph.reshape %v2 : tensor<1x2x2x16x64xf16> -> tensor<1x4x16x64xf16>
+  %kt = graph.transpose %kr {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x16x64xf16> -> tensor<1x4x64x16xf16>
+  %s = graph.matmul %q, %kt : tensor<1x4x16x64xf16>, tensor<1x4x64x16xf16> -> tensor<1x4x16x16xf16>
+  %ss = graph.div %s, %c : tensor<1x4x16x16xf16>, tensor<f16> -> tensor<1x4x16x16xf16>
+  %sm = graph.add %ss, %m : tensor<1x4x16x16xf16>, tensor<16x16xf16> -> tensor<1x4x16x16xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<1x4x16x16xf16>
+  %o = graph.matmul %p, %vr : tensor<1x4x16x16xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>
+  return %o : tensor<1x4x16x64xf16>
+}
+
+// -----
+
+// HF Llama with sdpa through torch.onnx (dynamo, optimize=True): torchlib
+// scales Q and K^T by sqrt(scale) each, writes K^T as Reshape(Transpose(
+// Reshape)) whose inner reshape has composed with repeat_kv's (it reads the
+// rank-5 Expand), and adds Where(IsNaN). Q's scaling stays Q; K's moves onto
+// the unrepeated K; the repeats go.
+// CHECK-LABEL: func.func @llama_sdpa_gqa
+//  CHECK-DAG:    %[[C:.*]] = graph.constant dense<3.535160e-01> : tensor<f16>
+//  CHECK-DAG:    %[[QS:.*]] = graph.mul %arg0, %[[C]] : tensor<1x4x16x64xf16>, tensor<f16> -> tensor<1x4x16x64xf16>
+//  CHECK-DAG:    %[[KS:.*]] = graph.mul %arg1, %[[C]] : tensor<1x2x16x64xf16>, tensor<f16> -> tensor<1x2x16x64xf16>
+//  CHECK:        graph.attention %[[QS]], %[[KS]], %arg2, %arg3 {k_perm = array<i64: 0, 1, 2, 3>, nan_to_zero, out_perm = array<i64: 0, 1, 2, 3>, q_per_kv = 2 : i64, q_perm = array<i64: 0, 1, 2, 3>, v_perm = array<i64: 0, 1, 2, 3>} : tensor<1x4x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x2x16x64xf16>, tensor<1x1x16x16xf16> -> tensor<1x4x16x64xf16>
+//  CHECK-NOT:    graph.expand
+//  CHECK-NOT:    graph.where
+func.func @llama_sdpa_gqa(%q: tensor<1x4x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tensor<1x2x16x64xf16>, %m: tensor<1x1x16x16xf16>) -> tensor<1x4x16x64xf16> {
+  %c = graph.constant dense<0.3535> : tensor<f16>
+  %zero = graph.constant dense<0.0> : tensor<f16>
+  %k1 = graph.reshape %k : tensor<1x2x16x64xf16> -> tensor<1x2x1x16x64xf16>
+  %k2 = graph.expand %k1 : tensor<1x2x1x16x64xf16> -> tensor<1x2x2x16x64xf16>
+  %k3 = graph.reshape %k2 : tensor<1x2x2x16x64xf16> -> tensor<4x16x64xf16>
+  %k4 = graph.transpose %k3 {perm = array<i64: 0, 2, 1>} : tensor<4x16x64xf16> -> tensor<4x64x16xf16>
+  %kt = graph.reshape %k4 : tensor<4x64x16xf16> -> tensor<1x4x64x16xf16>
+  %kts = graph.mul %kt, %c : tensor<1x4x64x16xf16>, tensor<f16> -> tensor<1x4x64x16xf16>
+  %v1 = graph.reshape %v : tensor<1x2x16x64xf16> -> tensor<1x2x1x16x64xf16>
+  %v2 = graph.expand %v1 : tensor<1x2x1x16x64xf16> -> tensor<1x2x2x16x64xf16>
+  %vr = graph.reshape %v2 : tensor<1x2x2x16x64xf16> -> tensor<1x4x16x64xf16>
+  %qs = graph.mul %q, %c : tensor<1x4x16x64xf16>, tensor<f16> -> tensor<1x4x16x64xf16>
+  %s = graph.matmul %qs, %kts : tensor<1x4x16x64xf16>, tensor<1x4x64x16xf16> -> tensor<1x4x16x16xf16>
+  %sm = graph.add %s, %m : tensor<1x4x16x16xf16>, tensor<1x1x16x16xf16> -> tensor<1x4x16x16xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<1x4x16x16xf16>
+  %nan = graph.is_nan %p : tensor<1x4x16x16xf16> -> tensor<1x4x16x16xi1>
+  %pz = graph.where %nan, %zero, %p : tensor<1x4x16x16xi1>, tensor<f16>, tensor<1x4x16x16xf16> -> tensor<1x4x16x16xf16>
+  %o = graph.matmul %pz, %vr : tensor<1x4x16x16xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>
+  return %o : tensor<1x4x16x64xf16>
+}
+
+// -----
+
+// The same K^T without a repeat: the inner reshape merged [2, 4] heads that
+// the scores split as [4, 2]; K is read as a view with the scores' batch
+// axes.
+// CHECK-LABEL: func.func @kt_view
+//  CHECK:        %[[KV:.*]] = graph.reshape %arg1 : tensor<2x4x16x64xf16> -> tensor<4x2x16x64xf16>
+//  CHECK:        graph.attention %arg0, %[[KV]], %arg2 {k_perm = array<i64: 0, 1, 2, 3>, out_perm = array<i64: 0, 1, 2, 3>, q_perm = array<i64: 0, 1, 2, 3>, v_perm = array<i64: 0, 1, 2, 3>}
+//  CHECK-NOT:    graph.transpose
+func.func @kt_view(%q: tensor<4x2x16x64xf16>, %k: tensor<2x4x16x64xf16>, %v: tensor<4x2x16x64xf16>) -> tensor<4x2x16x64xf16> {
+  %k3 = graph.reshape %k : tensor<2x4x16x64xf16> -> tensor<8x16x64xf16>
+  %k4 = graph.transpose %k3 {perm = array<i64: 0, 2, 1>} : tensor<8x16x64xf16> -> tensor<8x64x16xf16>
+  %kt = graph.reshape %k4 : tensor<8x64x16xf16> -> tensor<4x2x64x16xf16>
+  %s = graph.matmul %q, %kt : tensor<4x2x16x64xf16>, tensor<4x2x64x16xf16> -> tensor<4x2x16x16xf16>
+  %p = graph.softmax %s {axis = 3 : i64} : tensor<4x2x16x16xf16>
+  %o = graph.matmul %p, %v : tensor<4x2x16x16xf16>, tensor<4x2x16x64xf16> -> tensor<4x2x16x64xf16>
+  return %o : tensor<4x2x16x64xf16>
+}
+
+// -----
+
+// K repeated but V not: no q_per_kv covers both, so K's repeat stays
+// materialized (the attention still raises over the repeated K).
+// CHECK-LABEL: func.func @gqa_k_only
+//  CHECK:        graph.expand
+//  CHECK:        graph.attention
+//  CHECK-NOT:    q_per_kv
+func.func @gqa_k_only(%q: tensor<1x4x16x64xf16>, %k: tensor<1x2x16x64xf16>, %v: tensor<1x4x16x64xf16>) -> tensor<1x4x16x64xf16> {
+  %k1 = graph.reshape %k : tensor<1x2x16x64xf16> -> tensor<1x2x1x16x64xf16>
+  %k2 = graph.expand %k1 : tensor<1x2x1x16x64xf16> -> tensor<1x2x2x16x64xf16>
+  %kr = graph.reshape %k2 : tensor<1x2x2x16x64xf16> -> tensor<1x4x16x64xf16>
+  %kt = graph.transpose %kr {perm = array<i64: 0, 1, 3, 2>} : tensor<1x4x16x64xf16> -> tensor<1x4x64x16xf16>
+  %s = graph.matmul %q, %kt : tensor<1x4x16x64xf16>, tensor<1x4x64x16xf16> -> tensor<1x4x16x16xf16>
+  %p = graph.softmax %s {axis = 3 : i64} : tensor<1x4x16x16xf16>
+  %o = graph.matmul %p, %v : tensor<1x4x16x16xf16>, tensor<1x4x16x64xf16> -> tensor<1x4x16x64xf16>
+  return %o : tensor<1x4x16x64xf16>
+}
+
+// -----
+
 // Not raised: f32 (no tensor-core kernel), scores used twice, a head
 // dimension that is not a multiple of 16, softmax over another axis, and K^T
 // that is not a transpose (its head dimension is not innermost).

@@ -8,7 +8,7 @@
 //   dimension of Q and K), DV (of V and the output); Z (batch count: every
 //   batch axis flattened), SQ, SK;
 //   q_base(z), k_base(z), v_base(z), o_base(z): element offsets of batch z's
-//   first row; Q_LD, K_LD, V_LD, O_LD: the row strides (the head dimension
+//   first row (with grouped-query attention several z share one K/V base); Q_LD, K_LD, V_LD, O_LD: the row strides (the head dimension
 //   is contiguous); Q_VEC, KV_VEC: 16-byte loads legal (row strides and
 //   bases multiples of 8 elements, aligned buffers);
 //   HAS_BIAS and bias_off(z, i, j): the bias element of score (i, j);
