@@ -111,6 +111,7 @@ bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
     k.nodes = l.nodes;
     k.bytes = l.bytes;
     k.flops = l.flops;
+    k.programmaticLaunch = l.programmatic;
     for (const cg::LaunchArg &a : l.args) {
       ew::ArgSpec arg;
       arg.kind = a.kind == cg::LaunchArg::Kind::BufferRef ? ew::ArgKind::BufferRef

@@ -59,7 +59,10 @@ namespace kiln::rt::cuda {
   X(cuEventDestroy)
 
 // Functions used when the driver has them (cuFuncGetParamInfo: CUDA 12.4+).
-#define KILN_CUDA_OPTIONAL_FUNCTIONS(X) X(cuFuncGetParamInfo)
+// cuLaunchKernelEx (CUDA 12.0+): programmatic dependent launches.
+#define KILN_CUDA_OPTIONAL_FUNCTIONS(X)                                        \
+  X(cuFuncGetParamInfo)                                                        \
+  X(cuLaunchKernelEx)
 
 /// The loaded driver: one function pointer per API function, named as in
 /// <cuda.h> (so `driver.cuMemAlloc(...)` reads like a plain driver call).

@@ -196,7 +196,8 @@ std::vector<uint8_t> buildPlan(const PlanSpec &p) {
     kernels.push_back(fb::CreateKernel(
         fbb, fbb.CreateString(k.name), k.image, fbb.CreateString(k.entry),
         &grid, &block, k.dynamicSharedBytes, fbb.CreateVectorOfStructs(args),
-        k.nodes.empty() ? 0 : fbb.CreateString(k.nodes), k.bytes, k.flops));
+        k.nodes.empty() ? 0 : fbb.CreateString(k.nodes), k.bytes, k.flops,
+        k.programmaticLaunch));
   }
   auto root =
       fb::CreatePlan(fbb, p.rank, fbb.CreateVector(buffers),

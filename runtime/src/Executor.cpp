@@ -502,9 +502,14 @@ kiln_status Context::create(std::shared_ptr<EngineData> engine, int device,
     for (size_t a = 0; a < n; ++a)
       args.pointers[a] = &args.slots[a];
   }
+  const char *pdl = std::getenv("KILN_PDL");
+  const bool canPdl = driver->cuLaunchKernelEx && ctx->device_->ccMajor >= 9 &&
+                      pdl && std::strcmp(pdl, "1") == 0;
   if (plan.launch_order())
     for (uint32_t k : *plan.launch_order())
-      ctx->launches_.push_back({k, ctx->rankState_->functions[k]});
+      ctx->launches_.push_back(
+          {k, ctx->rankState_->functions[k],
+           canPdl && plan.kernels()->Get(k)->programmatic_launch()});
   ctx->updateArguments();
 
   const char *graphs = std::getenv("KILN_CUDA_GRAPHS");
@@ -726,13 +731,34 @@ kiln_status Context::launchStep(CUstream stream, size_t step) {
   const Launch &launch = launches_[step];
   const fb::Kernel *k = plan.kernels()->Get(launch.kernel);
   const fb::Dim3 *g = k->grid(), *b = k->block();
-  CUresult r = driver_->cuLaunchKernel(
-      launch.function, g->x(), g->y(), g->z(), b->x(), b->y(), b->z(),
-      k->dynamic_shared_bytes(), stream,
-      args_[launch.kernel].pointers.empty()
-          ? nullptr
-          : args_[launch.kernel].pointers.data(),
-      nullptr);
+  void **params = args_[launch.kernel].pointers.empty()
+                      ? nullptr
+                      : args_[launch.kernel].pointers.data();
+  CUresult r;
+  if (launch.programmatic) {
+    // The kernel may start while its predecessor drains; its
+    // griddepcontrol.wait holds it until that grid's memory is visible.
+    CUlaunchAttribute attr{};
+    attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig cfg{};
+    cfg.gridDimX = g->x();
+    cfg.gridDimY = g->y();
+    cfg.gridDimZ = g->z();
+    cfg.blockDimX = b->x();
+    cfg.blockDimY = b->y();
+    cfg.blockDimZ = b->z();
+    cfg.sharedMemBytes = k->dynamic_shared_bytes();
+    cfg.hStream = stream;
+    cfg.attrs = &attr;
+    cfg.numAttrs = 1;
+    r = driver_->cuLaunchKernelEx(&cfg, launch.function, params, nullptr);
+  } else {
+    r = driver_->cuLaunchKernel(launch.function, g->x(), g->y(), g->z(),
+                                b->x(), b->y(), b->z(),
+                                k->dynamic_shared_bytes(), stream, params,
+                                nullptr);
+  }
   if (r != CUDA_SUCCESS)
     return cuda::check(
         *driver_, r, "cuLaunchKernel",

@@ -114,10 +114,11 @@ int main(int argc, char **argv) {
                   plan->is_static() ? "static (replayed as a CUDA graph)" : "dynamic");
       for (size_t i = 0; i < n; ++i) {
         const fb::Kernel *k = plan->kernels()->Get(plan->launch_order()->Get(i));
-        std::printf("  #%-3zu %-32s entry %s grid [%u,%u,%u] block [%u,%u,%u] smem %u\n", i,
+        std::printf("  #%-3zu %-32s entry %s grid [%u,%u,%u] block [%u,%u,%u] smem %u%s\n", i,
                     k->name()->c_str(), k->entry()->c_str(), k->grid()->x(), k->grid()->y(),
                     k->grid()->z(), k->block()->x(), k->block()->y(), k->block()->z(),
-                    k->dynamic_shared_bytes());
+                    k->dynamic_shared_bytes(),
+                    k->programmatic_launch() ? " programmatic" : "");
         if (k->nodes() || k->bytes() || k->flops())
           std::printf("        nodes: %s; operand bytes %s; flops %llu\n",
                       k->nodes() ? k->nodes()->c_str() : "(unknown)", human(k->bytes()).c_str(),

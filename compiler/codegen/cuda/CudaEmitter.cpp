@@ -4,8 +4,37 @@
 
 namespace kiln::codegen::cuda {
 
+namespace {
+bool emitKind(const LaunchSpec &spec, KernelSource &out, std::string &error);
+
+/// Makes kiln::grid_dependency_sync() the entry's first statement: the
+/// source's one __global__ function is the entry, and the first opening
+/// brace after its name ends its parameter list (parameters hold no braces).
+bool addGridDependencySync(const LaunchSpec &spec, KernelSource &out,
+                           std::string &error) {
+  size_t global = out.source.rfind("__global__");
+  size_t at = global == std::string::npos
+                  ? global
+                  : out.source.find(" " + out.entry + "(", global);
+  size_t brace =
+      at == std::string::npos ? at : out.source.find('{', at + out.entry.size());
+  if (brace == std::string::npos)
+    return emitError(spec, error,
+                     "internal: no body for entry '" + out.entry + "'");
+  out.source.insert(brace + 1, "\n  kiln::grid_dependency_sync();");
+  out.gridDependencySync = true;
+  return true;
+}
+} // namespace
+
 bool emitKernelSource(const LaunchSpec &spec, KernelSource &out,
                       std::string &error) {
+  return emitKind(spec, out, error) &&
+         addGridDependencySync(spec, out, error);
+}
+
+namespace {
+bool emitKind(const LaunchSpec &spec, KernelSource &out, std::string &error) {
   out = KernelSource();
   if (spec.outputs.size() != 1)
     return emitError(spec, error, "expects exactly one output");
@@ -37,5 +66,6 @@ bool emitKernelSource(const LaunchSpec &spec, KernelSource &out,
     return emitGatherElements(spec, out, error);
   return emitError(spec, error, "no CUDA emitter for this kind");
 }
+} // namespace
 
 } // namespace kiln::codegen::cuda

@@ -130,6 +130,9 @@ struct KernelSpec {
   std::string nodes;  ///< ONNX nodes covered, ", " separated (profiles)
   uint64_t bytes = 0; ///< operand bytes (profiles)
   uint64_t flops = 0; ///< arithmetic operations, 0 if not counted
+  /// The kernel begins with griddepcontrol.wait: the runtime may launch it
+  /// before its predecessor finishes (programmatic dependent launch).
+  bool programmaticLaunch = false;
 };
 
 struct PlanSpec {

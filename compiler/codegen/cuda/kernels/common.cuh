@@ -30,6 +30,19 @@ struct alignas(2) bf16 {
 // Conversions
 //===----------------------------------------------------------------------===//
 
+/// The first statement of every Kiln kernel (CudaEmitter.cpp adds it):
+/// under a programmatic dependent launch (sm_90+) the kernel may start while
+/// the previous kernel of the stream still runs; wait until that grid has
+/// finished and its memory is visible, then let the next kernel launch (its
+/// blocks fill the SMs this one leaves idle and wait the same way). Without
+/// such a launch both are no-ops.
+__device__ __forceinline__ void grid_dependency_sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ float f16_to_f32(f16 h) {
   float f;
   asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h.bits));
