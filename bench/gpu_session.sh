@@ -4,7 +4,8 @@
 # (comma list, default check,bench,profile,micro):
 #   check    test/gpu/gpu_check.sh (quick: no big-model section) with the node data
 #   bench    bench/run.py $BENCH_ARGS (default --quick) within $BENCH_TIMEOUT s; more runs
-#            in $BENCH_ARGS2 and $BENCH_ARGS3 (each within its own timeout, same work dir)
+#            in $BENCH_ARGS2 .. $BENCH_ARGS4 (each within its own timeout, same work dir;
+#            $BENCH_ENV .. $BENCH_ENV4: VAR=VALUE settings for that run, e.g. KILN_PDL=0)
 #   profile  kiln-run --profile on every engine the bench built
 #   micro    bench/micro.py $MICRO_ARGS within $MICRO_TIMEOUT s
 # Everything lands in $OUT/results.tar.gz (the device tool returns few files)
@@ -25,13 +26,14 @@ if has check; then
   echo "== check took $(( $(date +%s) - start )) s"
 fi
 if has bench; then
-  for i in "" 2 3; do
+  for i in "" 2 3 4; do
     v=BENCH_ARGS$i; tv=BENCH_TIMEOUT$i
     [ -z "$i" ] || [ -n "${!v:-}" ] || continue
+    ev=BENCH_ENV$i
     args=${!v:---quick}
     t=$(date +%s)
-    echo "== bench $args"
-    timeout "${!tv:-300}" python3 bench/run.py $args --bin "$K/bin" --work /tmp/kiln-bench \
+    echo "== bench ${!ev:-} $args"
+    env ${!ev:-} timeout "${!tv:-300}" python3 bench/run.py $args --bin "$K/bin" --work /tmp/kiln-bench \
       --results "$R/bench" 2>&1 | grep -v "Warning\|warn(\|^\[torch.onnx\]\|^  " | tail -n 60
     echo "== bench took $(( $(date +%s) - t )) s"
   done

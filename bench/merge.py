@@ -30,7 +30,10 @@ def cell(side):
         spread = ""
         if side.get("min_ms") is not None and side.get("max_ms") is not None:
             spread = f" ({side['min_ms']:.3f}-{side['max_ms']:.3f})"
-        return f"{side['median_ms']:.3f}{spread}"
+        # basis fp32: farther than the tolerance from eager, but at least as
+        # close to the fp32 result as eager in the same precision is.
+        mark = "*" if side.get("basis") == "fp32" else ""
+        return f"{side['median_ms']:.3f}{mark}{spread}"
     if st == "FAIL":
         return f"FAIL ({side.get('rel_err', float('nan')):.1e})"
     return st or "-"
@@ -77,7 +80,8 @@ def markdown(rows, envs):
               "runs and warm-up in the JSON). "
               "Kiln/peer ratio: below 1 means Kiln is faster. FAIL: output differs from PyTorch "
               "eager at the same precision by more than the tolerance (fp32 1e-3, fp16 2e-2, bf16 5e-2 of "
-              "the max magnitude); KILN-FAIL: kilnc or kiln-run failed (first error line below).", ""]
+              "the max magnitude; a time marked * is farther than that from eager but at least as close "
+              "to the fp32 result as eager itself, both distances in the JSON); KILN-FAIL: kilnc or kiln-run failed (first error line below).", ""]
     hdr = ["model", "shape", "dtype"] + [SHORT[s] for s in SIDES] + \
           [f"Kiln/{SHORT[p]}" for p in PEERS] + ["kilnc s", "Kiln launches", "compile s (d/ro/ma)"]
     lines.append("| " + " | ".join(hdr) + " |")

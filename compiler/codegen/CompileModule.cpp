@@ -170,9 +170,20 @@ FailureOr<CompiledModel> compileModule(ModuleOp module,
     std::string error;
     if (!cuda::emitKernelSource(*spec, src, error))
       return launch.emitOpError() << error;
+    // Arch-specific kernels (wgmma) compile for the "a" variant of the
+    // target (sm_90a cubins run on every sm_90 GPU), the others for the
+    // target itself so their PTX stays portable.
+    std::string arch;
+    if (src.archSpecific) {
+      if (!archHasWgmma(options.arch))
+        return launch.emitOpError()
+               << "uses wgmma, which needs an sm_90 target, not "
+               << options.arch;
+      arch = "sm_90a";
+    }
     auto [it, inserted] = kernelOf.try_emplace(src.source, requests.size());
     if (inserted) {
-      requests.push_back({spec->name, src.entry, src.source});
+      requests.push_back({spec->name, src.entry, src.source, arch});
       m.kernelHasErrorFlag.push_back(src.hasErrorFlag);
     }
     Launch l;
@@ -187,6 +198,7 @@ FailureOr<CompiledModel> compileModule(ModuleOp module,
     l.nodes = nodeList(launch.getLoc());
     l.bytes = operandBytes(*spec);
     l.flops = estimateFlops(*spec);
+    l.programmatic = src.gridDependencySync;
     for (Value v : launch->getOperands()) {
       BufferRoot r = resolveBuffer(v);
       auto found = bufferOf.find(r.root);

@@ -100,6 +100,8 @@ struct Launch {
   std::string nodes;  // ONNX nodes covered (from the op's location), ", " separated
   uint64_t bytes = 0; // operand bytes
   uint64_t flops = 0; // estimateFlops
+  /// The kernel starts with kiln::grid_dependency_sync() (KernelSource).
+  bool programmatic = false;
 };
 
 struct CompiledModel {

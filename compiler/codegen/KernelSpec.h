@@ -36,10 +36,15 @@
 //                tile_m, tile_n, tile_k, warps_m, warps_n, stage_out (mma:
 //                store the output tile through shared memory; off by default,
 //                not yet checked on a GPU), split_k (mma: 1, 2, 4, 8 blocks of
-//                a cluster share each output tile's K range).
+//                a cluster share each output tile's K range). "wgmma"
+//                (sm_90, f16/bf16, 16-byte aligned rows): tile_m 64, 128,
+//                256, tile_n a multiple of 8 up to 256, tile_k 64,
+//                warpgroups (1, 2: 128 threads each, tile_m / warpgroups
+//                rows of 64 or 128), stages (3..8, within 227 KiB).
 //   attention    scale (the scores' factor), q_perm, k_perm, v_perm, out_perm,
 //                nan_to_zero, q_heads/k_heads/v_heads ([offset, count] of
-//                the canonical heads axis) (graph.attention's); inputs q, k, v[, bias], f16/bf16, head
+//                the canonical heads axis), q_per_kv (query heads per KV
+//                head) (graph.attention's); inputs q, k, v[, bias], f16/bf16, head
 //                dimensions multiples of 16 up to 128. Tuning: block_m (64,
 //                128: query rows per block), block_n (32, 64: keys per step).
 //   conv         strides, pads, dilations, group; inputs x, w[, bias].
@@ -162,10 +167,25 @@ struct LaunchSpec {
   int64_t smem = 0;
 };
 
+/// What the heuristics know of the target beyond the launch.
+struct TargetOptions {
+  /// The GPU architecture compiled for ("sm_90", "sm_80", ...).
+  std::string arch = "sm_90";
+  /// The matmul path for launches whose config has none: "auto" (the
+  /// heuristic's choice), "mma", "wgmma" (sm_90 only; matmuls it cannot take,
+  /// such as rows not 16-byte aligned, keep mma) or "simt". Paths a dtype
+  /// cannot use fall back to simt.
+  std::string matmulPath = "auto";
+};
+
+/// Whether `arch` has wgmma (sm_90, compiled as sm_90a).
+bool archHasWgmma(const std::string &arch);
+
 /// Fills the tuning keys missing from `spec.config` with heuristic choices
 /// and sets grid, block and smem for them. Fails (with `error`) when the kind
 /// is unknown or the config/buffers do not describe a valid launch.
-bool configureLaunch(LaunchSpec &spec, std::string &error);
+bool configureLaunch(LaunchSpec &spec, std::string &error,
+                     const TargetOptions &target = TargetOptions());
 
 /// One step of a fused elementwise program: `op` (an elementwise op of the
 /// `elementwise` kind, with its config keys in `attrs`) over `args`, each an

@@ -67,8 +67,9 @@ struct Counters {
 /// function.
 class FunctionLowering {
 public:
-  FunctionLowering(OpBuilder &b, Counters &counters)
-      : b(b), counters(counters) {}
+  FunctionLowering(OpBuilder &b, Counters &counters,
+                   const codegen::TargetOptions &target)
+      : b(b), counters(counters), targetOptions(target) {}
 
   void map(Value from, Value to) { values[from] = to; }
   Value lookup(Value v) const { return values.lookup(v); }
@@ -127,7 +128,7 @@ public:
                             << target.getType() << " to a kernel buffer";
     spec.outputs.push_back(*os);
     std::string error;
-    if (!codegen::configureLaunch(spec, error))
+    if (!codegen::configureLaunch(spec, error, targetOptions))
       return emitError(loc) << "cannot lower to a kernel: " << error;
     kern::LaunchOp::create(
         b, loc, b.getStringAttr(spec.name), ValueRange(ins), ValueRange{target},
@@ -163,6 +164,8 @@ private:
 
   OpBuilder &b;
   Counters &counters;
+  /// What the launch heuristics choose for (arch, matmul path).
+  const codegen::TargetOptions &targetOptions;
   DenseMap<Value, Value> values;
   llvm::StringSet<> names;
   llvm::DenseSet<Operation *> boundAllocs;
@@ -488,6 +491,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
           c.set("k_heads", ints(*h));
         if (auto h = a.getVHeads())
           c.set("v_heads", ints(*h));
+        if (IntegerAttr g = a.getQPerKvAttr())
+          c.set("q_per_kv", i64(g.getInt()));
         return allocAndLaunch(a, "attention", std::move(c),
                               SmallVector<Value>(a->getOperands()));
       })
@@ -607,7 +612,8 @@ bool isGraphFunction(func::FuncOp fn) {
   });
 }
 
-LogicalResult lowerFunction(func::FuncOp fn, Counters &counters) {
+LogicalResult lowerFunction(func::FuncOp fn, Counters &counters,
+                            const codegen::TargetOptions &target) {
   if (!llvm::hasSingleElement(fn.getBody()))
     return fn.emitError() << "can only lower a function with one block";
   MLIRContext *ctx = fn.getContext();
@@ -641,7 +647,7 @@ LogicalResult lowerFunction(func::FuncOp fn, Counters &counters) {
   }
   Block *entry = kfn.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  FunctionLowering lowering(b, counters);
+  FunctionLowering lowering(b, counters, target);
   for (unsigned i = 0; i < numIn; ++i)
     lowering.map(fn.getArgument(i), entry->getArgument(i));
 
@@ -673,13 +679,18 @@ LogicalResult lowerFunction(func::FuncOp fn, Counters &counters) {
 
 struct LowerToKernelPass
     : kiln::impl::LowerToKernelPassBase<LowerToKernelPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     Counters counters;
+    codegen::TargetOptions target;
+    target.arch = arch;
+    target.matmulPath = matmulPath;
     for (func::FuncOp fn :
          llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>())) {
       if (!isGraphFunction(fn))
         continue;
-      if (failed(lowerFunction(fn, counters)))
+      if (failed(lowerFunction(fn, counters, target)))
         return signalPassFailure();
     }
     numLaunches += counters.launches;

@@ -8,7 +8,10 @@ namespace kiln {
 
 void buildKernelPipeline(mlir::OpPassManager &pm,
                          const LoweringOptions &options) {
-  pm.addPass(createLowerToKernelPass());
+  LowerToKernelPassOptions lower;
+  lower.arch = options.arch;
+  lower.matmulPath = options.matmulPath;
+  pm.addPass(createLowerToKernelPass(lower));
   if (options.planMemory) {
     PlanMemoryPassOptions plan;
     plan.alignment = options.alignment;

@@ -7,6 +7,7 @@
 #include "mlir/Support/LogicalResult.h"
 
 #include <cstdint>
+#include <string>
 
 namespace kiln {
 
@@ -15,6 +16,11 @@ struct LoweringOptions {
   bool planMemory = true;
   /// Arena alignment of every activation buffer, in bytes.
   int64_t alignment = 256;
+  /// The target the launch heuristics choose for (kiln-lower-to-kernel's
+  /// arch and matmul-path options).
+  std::string arch = "sm_90";
+  /// "auto", "mma", "wgmma" (sm_90) or "simt".
+  std::string matmulPath = "auto";
 };
 
 /// Adds kiln-lower-to-kernel (and kiln-plan-memory) to `pm`.

@@ -45,6 +45,13 @@ def LowerToKernelPass : Pass<"kiln-lower-to-kernel", "mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["kiln::kernel::KernelDialect", "mlir::func::FuncDialect"];
+  let options = [
+    Option<"arch", "arch", "std::string", /*default=*/"\"sm_90\"",
+           "GPU architecture the launch heuristics choose for">,
+    Option<"matmulPath", "matmul-path", "std::string", /*default=*/"\"auto\"",
+           "Path of matmul launches: auto (the heuristic's), mma, wgmma "
+           "(sm_90; matmuls it cannot take keep mma) or simt">,
+  ];
   let statistics = [
     Statistic<"numLaunches", "num-launches", "Number of kernel launches created">,
     Statistic<"numAliases", "num-aliases", "Number of views created instead of copies">,

@@ -160,4 +160,41 @@ LogicalResult reconfigureLaunch(kernel::LaunchOp launch) {
   return success();
 }
 
+LogicalResult applyConfigSettings(ModuleOp module,
+                                  llvm::ArrayRef<std::string> settings,
+                                  std::string &error) {
+  for (const std::string &setting : settings) {
+    llvm::StringRef kind, rest, key, value;
+    std::tie(kind, rest) = llvm::StringRef(setting).split('.');
+    std::tie(key, value) = rest.split('=');
+    if (kind.empty() || key.empty() || !rest.contains('=')) {
+      error = "--set '" + setting + "' must look like kind.key=value";
+      return failure();
+    }
+    Builder b(module.getContext());
+    Attribute attr;
+    int64_t i;
+    if (!value.getAsInteger(10, i))
+      attr = b.getI64IntegerAttr(i);
+    else if (value == "true" || value == "false")
+      attr = b.getBoolAttr(value == "true");
+    else
+      attr = b.getStringAttr(value);
+    WalkResult r = module->walk([&](kernel::LaunchOp launch) {
+      if (launch.getKind() != kind)
+        return WalkResult::advance();
+      NamedAttrList config(launch.getConfig());
+      config.set(key, attr);
+      launch.setConfigAttr(config.getDictionary(module.getContext()));
+      return failed(reconfigureLaunch(launch)) ? WalkResult::interrupt()
+                                               : WalkResult::advance();
+    });
+    if (r.wasInterrupted()) {
+      error = "--set '" + setting + "': the launch's config is not valid";
+      return failure();
+    }
+  }
+  return success();
+}
+
 } // namespace kiln

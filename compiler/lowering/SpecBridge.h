@@ -13,6 +13,7 @@
 #include "dialects/kernel/KernelOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Value.h"
 
 namespace kiln {
@@ -55,6 +56,15 @@ void updateLaunch(kernel::LaunchOp launch, const codegen::LaunchSpec &spec);
 /// checked, and grid, block and smem are recomputed. Emits an error at the
 /// launch when the config is not valid.
 mlir::LogicalResult reconfigureLaunch(kernel::LaunchOp launch);
+
+/// Applies `kind.key=value` settings (kilnc and kiln-cgc --set) to the config
+/// of every launch of that kind in `module`, in order: integers, true/false,
+/// else strings; then re-runs each changed launch's heuristics. Fails with
+/// `error` naming a malformed setting; an invalid config is emitted at the
+/// launch.
+mlir::LogicalResult applyConfigSettings(mlir::ModuleOp module,
+                                        llvm::ArrayRef<std::string> settings,
+                                        std::string &error);
 
 } // namespace kiln
 

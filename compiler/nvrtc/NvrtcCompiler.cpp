@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <sys/stat.h>
@@ -224,10 +225,23 @@ bool compileKernels(const std::vector<KernelRequest> &requests,
   if (!loadNvrtc(error))
     return false;
   const NvrtcApi &api = *loaded().api;
-  std::vector<std::string> opts = nvrtcOptions(options);
-  uint64_t optionHash = fnv1a(api.versionString);
-  for (const std::string &o : opts)
-    optionHash = fnv1a(o + '\0', optionHash);
+  // The option list and its hash per architecture the requests use.
+  auto archOf = [&](const KernelRequest &r) -> const std::string & {
+    return r.arch.empty() ? options.arch : r.arch;
+  };
+  std::map<std::string, std::pair<std::vector<std::string>, uint64_t>> optsOf;
+  for (const KernelRequest &r : requests) {
+    auto [it, inserted] = optsOf.try_emplace(archOf(r));
+    if (!inserted)
+      continue;
+    CompileOptions o = options;
+    o.arch = archOf(r);
+    it->second.first = nvrtcOptions(o);
+    uint64_t h = fnv1a(api.versionString);
+    for (const std::string &opt : it->second.first)
+      h = fnv1a(opt + '\0', h);
+    it->second.second = h;
+  }
 
   // Distinct sources that are not cached yet.
   std::vector<uint64_t> keys(requests.size());
@@ -236,7 +250,8 @@ bool compileKernels(const std::vector<KernelRequest> &requests,
     std::lock_guard<std::mutex> lock(cacheMutex);
     std::unordered_map<uint64_t, size_t> seen;
     for (size_t i = 0; i < requests.size(); ++i) {
-      keys[i] = fnv1a(requests[i].source, optionHash);
+      keys[i] =
+          fnv1a(requests[i].source, optsOf.at(archOf(requests[i])).second);
       if (!cache.count(keys[i]) && seen.emplace(keys[i], i).second)
         todo.push_back(i);
     }
@@ -249,7 +264,9 @@ bool compileKernels(const std::vector<KernelRequest> &requests,
   auto worker = [&] {
     for (size_t t; (t = next.fetch_add(1)) < todo.size();) {
       auto entry = std::make_shared<CacheEntry>();
-      okFlags[t] = compileOne(api, requests[todo[t]], opts, *entry, logs[t]);
+      const KernelRequest &r = requests[todo[t]];
+      okFlags[t] =
+          compileOne(api, r, optsOf.at(archOf(r)).first, *entry, logs[t]);
       results[t] = std::move(entry);
     }
   };
@@ -271,7 +288,7 @@ bool compileKernels(const std::vector<KernelRequest> &requests,
       const KernelRequest &r = requests[todo[t]];
       error += (error.empty() ? "" : "\n") +
                std::string("NVRTC failed to compile kernel '") + r.name +
-               "' (entry " + r.entry + ", " + options.arch + "): " + logs[t];
+               "' (entry " + r.entry + ", " + archOf(r) + "): " + logs[t];
     }
   if (!error.empty())
     return false;

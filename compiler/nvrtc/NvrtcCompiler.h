@@ -33,6 +33,10 @@ struct CompiledKernel {
 /// A kernel to compile.
 struct KernelRequest {
   std::string name, entry, source;
+  /// The architecture for this kernel; empty: CompileOptions::arch. (A
+  /// kernel using arch-specific instructions, such as wgmma, compiles for
+  /// "sm_90a" within an sm_90 model.)
+  std::string arch;
 };
 
 struct CompileOptions {

@@ -6,6 +6,7 @@
 #include "compiler/codegen/CompiledModel.h"
 #include "compiler/engine/EngineEmitter.h"
 #include "compiler/lowering/Lowering.h"
+#include "compiler/lowering/SpecBridge.h"
 #include "compiler/pipeline/Driver.h"
 #include "compiler/pipeline/TargetArch.h"
 #include "compiler/transforms/Passes.h"
@@ -48,6 +49,16 @@ static cl::opt<Emit> emit(
 static cl::opt<std::string> march("march",
                                   cl::desc("GPU architecture (default: the GPU present, else sm_90)"),
                                   cl::value_desc("sm_90"), cl::cat(kilncCategory));
+static cl::opt<std::string> matmulPath(
+    "matmul-path",
+    cl::desc("Matmul kernels: auto (the heuristic's choice), mma (mma.sync), wgmma (Hopper "
+             "warpgroup MMA, sm_90 only; matmuls it cannot take keep mma) or simt"),
+    cl::value_desc("auto|mma|wgmma|simt"), cl::init("auto"), cl::cat(kilncCategory));
+static cl::list<std::string> setConfig(
+    "set",
+    cl::desc("Set a tuning key of every launch of a kind, after the heuristics, e.g. "
+             "--set=matmul.stages=3 or --set=attention.block_m=32 (repeatable)"),
+    cl::value_desc("kind.key=value"), cl::cat(kilncCategory));
 static cl::opt<bool> noSources("strip-sources",
                                cl::desc("Do not keep kernel sources in the engine"),
                                cl::cat(kilncCategory));
@@ -147,13 +158,34 @@ int main(int argc, char **argv) {
     printFusionReport(*module, llvm::errs());
 
   std::string arch = march.empty() ? kiln::defaultTargetArch() : march.getValue();
+  if (matmulPath != "auto" && matmulPath != "mma" && matmulPath != "wgmma" &&
+      matmulPath != "simt") {
+    llvm::errs() << "kilnc: error: --matmul-path=" << matmulPath
+                 << " is not a matmul path (auto, mma, wgmma or simt)\n";
+    return 1;
+  }
+  if (matmulPath == "wgmma" && !kiln::codegen::archHasWgmma(arch)) {
+    llvm::errs() << "kilnc: error: --matmul-path=wgmma needs an sm_90 (Hopper) target, "
+                    "but the target is "
+                 << arch << " (set --march=sm_90)\n";
+    return 1;
+  }
   kiln::ModelDiagnosticPrinter diagnostics(context, inputPath, llvm::errs());
   if (emit != Emit::Graph) {
     context.loadDialect<kiln::kernel::KernelDialect>();
     mlir::PassManager pm(&context);
     pm.addPass(kiln::createDecomposeForKernelsPass());
-    if (failed(pm.run(*module)) || failed(kiln::lowerToKernel(*module, kiln::LoweringOptions{})))
+    kiln::LoweringOptions lowering;
+    lowering.arch = arch;
+    lowering.matmulPath = matmulPath;
+    if (failed(pm.run(*module)) || failed(kiln::lowerToKernel(*module, lowering)))
       return 1;
+    std::string error;
+    std::vector<std::string> settings(setConfig.begin(), setConfig.end());
+    if (failed(kiln::applyConfigSettings(*module, settings, error))) {
+      llvm::errs() << "kilnc: error: " << error << "\n";
+      return 1;
+    }
   }
   kiln::codegen::CompiledModel compiled;
   if (emit == Emit::Cuda || emit == Emit::Engine) {

@@ -23,6 +23,14 @@ struct KernelSource {
   /// True when the module defines `kiln_error` (a u32 __device__ global set
   /// to nonzero when a gather index was out of range and was clamped).
   bool hasErrorFlag = false;
+  /// True when the kernel uses instructions of the arch-specific target
+  /// (wgmma: sm_90a rather than sm_90); its cubin runs only on that
+  /// architecture's GPUs.
+  bool archSpecific = false;
+  /// True when the entry begins with kiln::grid_dependency_sync(), so the
+  /// kernel may be launched before its predecessor finishes (programmatic
+  /// dependent launch; the engine's Kernel.programmatic_launch).
+  bool gridDependencySync = false;
 };
 
 /// Emits the kernel of `spec`, whose config and geometry configureLaunch has

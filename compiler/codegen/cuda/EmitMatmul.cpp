@@ -1,14 +1,46 @@
 //===- EmitMatmul.cpp - Batched matmul and gemm ---------------------------===//
 //
-// Instantiates kernels/matmul.cuh: the tensor-core path for f16/bf16, the
-// SIMT path for everything else (f32, f64, integers), with M, N, K, the
-// batch broadcast strides and the gemm epilogue (alpha, beta, C) baked in.
+// Instantiates kernels/matmul.cuh: the tensor-core paths for f16/bf16
+// (mma.sync, and wgmma on sm_90 from kernels/matmul_sm90.cuh), the SIMT path
+// for everything else (f32, f64, integers), with M, N, K, the batch
+// broadcast strides and the gemm epilogue (alpha, beta, C) baked in.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/cuda/EmitterSupport.h"
 #include "compiler/codegen/cuda/Layouts.h"
 
 namespace kiln::codegen::cuda {
+
+namespace {
+
+/// P::wgmma for matmul_sm90.cuh: one wgmma.mma_async m64n<n>k16 with f32
+/// accumulators d[n / 2] (operands 0 .. n/2 - 1), shared-memory descriptors
+/// of A and B, scale-d true (d += A * B), scales 1, and the transposes as
+/// imm-trans-a (1: A is M-major, [K, M]) and imm-trans-b (1: B is N-major,
+/// [K, N]).
+std::string wgmmaFunction(int64_t n, DType t, bool transA, bool transB) {
+  const int64_t regs = n / 2;
+  const char *ab = t == DType::BF16 ? "bf16" : "f16";
+  std::ostringstream os;
+  os << "  __device__ static __forceinline__ void wgmma(float (&d)[" << regs
+     << "], kiln::u64 da, kiln::u64 db) {\n";
+  os << "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << regs + 2
+     << ", 0;\\n\"\n";
+  os << "        \"wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << ab
+     << "." << ab << " {";
+  for (int64_t r = 0; r < regs; ++r)
+    os << (r ? (r % 8 == 0 ? ",\"\n        \" " : ", ") : "") << "%" << r;
+  os << "}, %" << regs << ", %" << regs + 1 << ", p, 1, 1, " << (transA ? 1 : 0)
+     << ", " << (transB ? 0 : 1) << ";\\n}\\n\"\n";
+  os << "        :";
+  for (int64_t r = 0; r < regs; ++r)
+    os << (r ? (r % 8 == 0 ? ",\n          " : ", ") : " ") << "\"+f\"(d[" << r
+       << "])";
+  os << "\n        : \"l\"(da), \"l\"(db), \"r\"(1));\n  }\n";
+  return os.str();
+}
+
+} // namespace
 
 bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   MatmulLayout l;
@@ -17,9 +49,11 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
     return emitError(s, error, why);
   const DType t = s.outputs[0].dtype;
   const std::string path = s.config.getString("path", "simt");
-  const bool mma = path == "mma";
-  if (mma && t != DType::F16 && t != DType::BF16)
-    return emitError(s, error, "the mma path needs f16 or bf16");
+  const bool mma = path == "mma", wgmma = path == "wgmma";
+  // Both tensor-core paths accumulate in f32.
+  const bool tc = mma || wgmma;
+  if (tc && t != DType::F16 && t != DType::BF16)
+    return emitError(s, error, "the " + path + " path needs f16 or bf16");
   const bool hasEpilogue = s.config.has("epilogue");
   if (hasEpilogue && !isFloat(t))
     return emitError(s, error, "an epilogue program needs a float matmul");
@@ -30,14 +64,17 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   const std::string T = cudaTypeName(t), I = it.name();
 
   std::string acc;
-  if (mma || isFloat(t))
-    acc = mma ? "float" : computeTypeName(t);
+  if (tc || isFloat(t))
+    acc = tc ? "float" : computeTypeName(t);
   else
     acc =
         "kiln::u64"; // Integer products wrap modulo 2^64, as in the evaluator.
 
   std::ostringstream os;
-  os << kernelPrologue(s, {"matmul.cuh"});
+  if (wgmma)
+    os << kernelPrologue(s, {"matmul.cuh", "matmul_sm90.cuh"});
+  else
+    os << kernelPrologue(s, {"matmul.cuh"});
   // An epilogue program reads its operands through one struct of pointers
   // (the kernel passes its address as `c`).
   if (hasEpilogue) {
@@ -81,9 +118,25 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
        << ";\n";
     os << "  static constexpr int SPLIT = " << s.config.getInt("split_k", 1)
        << ";\n";
+    os << "  static constexpr int STAGES = " << s.config.getInt("stages", 2)
+       << ", SMEM_BYTES = " << s.smem << ";\n";
     os << "  static constexpr bool PAIR_STORE = "
        << (l.n % 2 == 0 && s.outputs[0].alignment % 4 == 0 ? "true" : "false")
        << ";\n";
+  }
+  if (wgmma) {
+    bool aVec = false, bVec = false;
+    matmulVectorLoads(s, l, aVec, bVec);
+    if (!aVec || !bVec)
+      return emitError(s, error,
+                       "the wgmma path needs 16-byte loads of both operands");
+    os << "  static constexpr int STAGES = " << s.config.getInt("stages")
+       << ", WARPGROUPS = " << s.config.getInt("warpgroups") << ";\n";
+    os << "  static constexpr bool A_VEC = true, B_VEC = true;\n";
+    os << "  static constexpr bool PAIR_STORE = "
+       << (l.n % 2 == 0 && s.outputs[0].alignment % 4 == 0 ? "true" : "false")
+       << ";\n";
+    os << wgmmaFunction(s.config.getInt("tile_n"), t, l.transA, l.transB);
   }
   // Batch offsets.
   os << "  __device__ static __forceinline__ void batch(kiln::i64 z, kiln::i64 "
@@ -142,7 +195,7 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
     os << code.substr(1) << "\n";
     os << "    return t" << steps.size() - 1 << ";\n";
   } else if (isFloat(t)) {
-    const std::string C = mma ? "float" : computeTypeName(t);
+    const std::string C = tc ? "float" : computeTypeName(t);
     const bool asFloat = C == "float";
     std::string e =
         alpha == 1.0 ? "acc" : floatLiteral(alpha, asFloat) + " * acc";
@@ -173,7 +226,16 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   if (!l.hasC && !hasEpilogue)
     os << "    (void)c; (void)m; (void)n;\n";
   os << "  }\n};\n\n";
-  out.entry = mma ? "kiln_matmul_mma" : "kiln_matmul_simt";
+  // The heuristics sized the launch's dynamic shared memory; the template
+  // must agree.
+  if (wgmma)
+    os << "static_assert(kiln::mm::wgmma_smem_bytes<P>() == " << s.smem
+       << "u, \"the launch's dynamic shared memory\");\n";
+  out.entry = wgmma ? "kiln_matmul_wgmma"
+              : mma ? "kiln_matmul_mma"
+                    : "kiln_matmul_simt";
+  // wgmma is an sm_90a instruction (CompileModule compiles for it).
+  out.archSpecific = wgmma;
   const int64_t split = mma ? s.config.getInt("split_k", 1) : 1;
   os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") ";
   if (split > 1)
@@ -185,7 +247,11 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
       os << "in" << i << ", ";
     os << "0};\n";
   }
-  os << "  kiln::mm::" << (mma ? "tensor_core" : "simt") << "<P>(in0, in1, "
+  os << "  kiln::mm::"
+     << (wgmma ? "wgmma_gemm"
+         : mma ? "tensor_core"
+               : "simt")
+     << "<P>(in0, in1, "
      << (hasEpilogue ? "&extra"
          : l.hasC    ? "in2"
                      : "static_cast<const P::CT *>(nullptr)")

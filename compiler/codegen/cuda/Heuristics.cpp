@@ -23,6 +23,8 @@ namespace {
 /// SMs x 2048 threads) several times over; more only adds scheduling.
 constexpr int64_t kMaxGridStrideBlocks = 8192;
 constexpr int64_t kMaxGridX = 2147483647;
+/// Shared memory one block may opt into on sm_90 (227 KiB).
+constexpr int64_t kMaxDynamicSmem = 227 * 1024;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -172,9 +174,123 @@ void setElementwiseGrid(LaunchSpec &s, const IndexSpace &space, int64_t items) {
             1, 1};
   s.smem = 0;
 }
+
+/// The matmul path of a launch whose config names none (TargetOptions).
+bool chooseMatmulPath(const LaunchSpec &s, const MatmulLayout &l,
+                      const TargetOptions &target, std::string &path,
+                      std::string &why) {
+  const DType t = s.inputs[0].dtype;
+  const bool tensorCores = t == DType::F16 || t == DType::BF16;
+  const std::string &want = target.matmulPath;
+  if (want != "auto" && want != "mma" && want != "wgmma" && want != "simt") {
+    why = "unknown matmul path '" + want + "' (auto, mma, wgmma or simt)";
+    return false;
+  }
+  if (want == "wgmma" && !archHasWgmma(target.arch)) {
+    why = "the wgmma matmul path needs an sm_90 target (Hopper), not " +
+          target.arch;
+    return false;
+  }
+  bool aVec = false, bVec = false;
+  matmulVectorLoads(s, l, aVec, bVec);
+  // auto: wgmma on sm_90 once there are 32 or more 128 x 128 output tiles;
+  // below that mma.sync with split-K wins. On the H200 (micro.py,
+  // 2026-12-02) wgmma took 0.55-0.9x mma's time from 32 tiles (Llama's K/V
+  // projection, 2048 x 512) up to 8192^3, and 1.2-3.5x at BERT's batch-1
+  // shapes (3 to 24 tiles), where split-K fills the GPU.
+  const bool wgmmaWins = archHasWgmma(target.arch) &&
+                         ceilDiv(l.m, 128) * ceilDiv(l.n, 128) * l.batch >= 32;
+  const bool wgmma = want == "wgmma" || (want == "auto" && wgmmaWins);
+  path = !tensorCores || want == "simt" ? "simt"
+         : wgmma && aVec && bVec        ? "wgmma"
+                                        : "mma";
+  return true;
+}
+
+/// Tiles, stages and geometry of the wgmma path (matmul_sm90.cuh): a block
+/// of `warpgroups` x 128 threads, each warpgroup owning tile_m / warpgroups
+/// rows (64 or 128) and all tile_n columns of one m64n<tile_n>k16 per k16
+/// step; k tiles of 64 (one 128-byte swizzled row).
+bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
+                    const TargetOptions &target, int64_t &threads,
+                    std::string &why) {
+  Config &c = s.config;
+  auto no = [&](std::string msg) {
+    why = std::move(msg);
+    return false;
+  };
+  const DType t = s.inputs[0].dtype;
+  if (t != DType::F16 && t != DType::BF16)
+    return no("the wgmma path needs f16 or bf16 operands");
+  if (!archHasWgmma(target.arch))
+    return no("the wgmma path needs an sm_90 target (Hopper), not " +
+              target.arch);
+  bool aVec = false, bVec = false;
+  matmulVectorLoads(s, l, aVec, bVec);
+  if (!aVec || !bVec)
+    return no("the wgmma path needs 16-byte loads of both operands (the "
+              "contiguous extents and batch strides multiples of 8, "
+              "16-byte aligned bases)");
+  // 128 x 256 tiles (two warpgroups of 64 x 256) when they fill the GPU
+  // (132 SMs), 128 x 128 when those do, else 64 x 128 (one warpgroup).
+  constexpr int64_t kTargetSMs = 132;
+  auto tiles = [&](int64_t bm, int64_t bn) {
+    return ceilDiv(l.m, bm) * ceilDiv(l.n, bn) * l.batch;
+  };
+  const bool wide = l.m > 64 && l.n > 128 && tiles(128, 256) >= kTargetSMs;
+  const bool tall = l.m > 64 && tiles(128, 128) >= kTargetSMs;
+  c.setDefault("tile_m", ConfigValue::ofInt(wide || tall ? 128 : 64));
+  c.setDefault("tile_n", ConfigValue::ofInt(wide ? 256 : 128));
+  c.setDefault("tile_k", ConfigValue::ofInt(64));
+  c.setDefault("warpgroups",
+               ConfigValue::ofInt(c.getInt("tile_m") == 64 ? 1 : 2));
+  c.setDefault("stages", ConfigValue::ofInt(4));
+  c.setDefault("split_k", ConfigValue::ofInt(1));
+  const int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n"),
+                bk = c.getInt("tile_k"), wg = c.getInt("warpgroups"),
+                stages = c.getInt("stages");
+  if (bm != 64 && bm != 128 && bm != 256)
+    return no("wgmma tile_m must be 64, 128 or 256");
+  if (wg != 1 && wg != 2)
+    return no("wgmma warpgroups must be 1 or 2");
+  const int64_t rows = bm / wg;
+  if (rows != 64 && rows != 128)
+    return no("wgmma tile_m / warpgroups must be 64 or 128 rows");
+  if (bn % 8 != 0 || bn < 8 || bn > 256)
+    return no("wgmma tile_n must be a multiple of 8 up to 256");
+  if (rows / 64 * bn / 2 > 128)
+    return no("wgmma tiles would hold more than 128 f32 accumulators a "
+              "thread (tile_m / warpgroups / 64 * tile_n / 2)");
+  if (bk != 64)
+    return no("wgmma tile_k must be 64 (one 128-byte swizzled row)");
+  if (stages < 3 || stages > 8)
+    return no("wgmma stages must be in [3, 8]");
+  if (c.getInt("split_k") != 1)
+    return no("split_k must be 1 on the wgmma path");
+  if (c.getBool("stage_out"))
+    return no("stage_out is an mma path option");
+  // matmul_sm90.cuh's wgmma_smem_bytes: the stages, each A (tile_m rows of
+  // 128 bytes) and B (tile_n rows, or 64-column blocks of 64 k rows when B
+  // is N-major), plus 1 KiB to align them to 1024 bytes.
+  const int64_t bRows = l.transB ? bn : ceilDiv(bn, 64) * 64;
+  const int64_t bytes = 1024 + stages * (bm + bRows) * 128;
+  if (bytes > kMaxDynamicSmem)
+    return no("wgmma tiles need " + std::to_string(bytes) +
+              " bytes of shared memory for " + std::to_string(stages) +
+              " stages; a block has at most " +
+              std::to_string(kMaxDynamicSmem));
+  threads = 128 * wg;
+  s.smem = bytes;
+  return true;
+}
 } // namespace
 
-bool configureLaunch(LaunchSpec &s, std::string &error) {
+bool archHasWgmma(const std::string &arch) {
+  return arch == "sm_90" || arch == "sm_90a";
+}
+
+bool configureLaunch(LaunchSpec &s, std::string &error,
+                     const TargetOptions &target) {
   auto fail = [&](const std::string &msg) {
     error = "launch @" + s.name + " (" + s.kind + "): " + msg;
     return false;
@@ -369,8 +485,12 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
     if (s.inputs[1].dtype != t || out.dtype != t)
       return fail("a, b and the output must have one element type");
     bool tensorCores = t == DType::F16 || t == DType::BF16;
-    if (!c.has("path"))
-      c.set("path", ConfigValue::ofString(tensorCores ? "mma" : "simt"));
+    if (!c.has("path")) {
+      std::string path;
+      if (!chooseMatmulPath(s, l, target, path, why))
+        return fail(why);
+      c.set("path", ConfigValue::ofString(path));
+    }
     std::string path = c.getString("path");
     // 128x128 tiles only when they fill the GPU (one block per SM of an
     // H100/H200-class part); otherwise 64x64 tiles give 4x the blocks.
@@ -396,13 +516,21 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
             "mma tiles must split into 16x16 warp tiles, tile_k a multiple "
             "of 16 up to 64, at most 16 warps");
       threads = 32 * wm * wn;
-      s.smem = 0; // Static shared memory only.
-      // Two pipeline stages of padded A and B tiles, in the larger layout.
+      // STAGES pipeline stages of padded A and B tiles (matmul.cuh), in the
+      // larger of the two layouts. Two by default: on the H200 (micro.py,
+      // 2026-12-02) four stages left the small-M products as fast and made
+      // 128x128 tiles 20% slower (4096^3: 0.65 vs 0.54 ms).
+      c.setDefault("stages", ConfigValue::ofInt(2));
+      const int64_t stages = c.getInt("stages");
+      if (stages < 2 || stages > 8)
+        return fail("stages must be in [2, 8]");
       int64_t stage = std::max(bm * (bk + 8), bk * (bm + 8)) * 2 +
                       std::max(bk * (bn + 8), bn * (bk + 8)) * 2;
-      if (2 * stage > 48 * 1024)
-        return fail("mma tiles need more than 48 KiB of static shared memory "
-                    "(two stages)");
+      if (stages * stage > kMaxDynamicSmem)
+        return fail("mma tiles need " + std::to_string(stages * stage) +
+                    " bytes of shared memory for " + std::to_string(stages) +
+                    " stages; a block has at most " +
+                    std::to_string(kMaxDynamicSmem));
       // Split-K (matmul.cuh's SPLIT): with too few output tiles to fill the
       // GPU and a long K, clusters of blocks share each tile's K range,
       // doubling while that stays within two blocks per SM and leaves each
@@ -423,6 +551,14 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
       if (split > 1 && (bm % split != 0 || bm * (bn + 4) * 4 > 48 * 1024))
         return fail("split_k needs tile_m divisible by it and a f32 tile_m x "
                     "tile_n partial tile within 48 KiB");
+      // The kernel's shared memory (matmul.cuh's SMEM): static up to 48 KiB,
+      // else dynamic (the runtime raises the kernel's limit).
+      const int64_t bytes =
+          std::max(stages * stage, split > 1 ? bm * (bn + 4) * 4 : 0);
+      s.smem = bytes <= 48 * 1024 ? 0 : bytes;
+    } else if (path == "wgmma") {
+      if (!configureWgmma(s, l, target, threads, why))
+        return fail(why);
     } else if (path == "simt") {
       // 16 x 16 threads, each with (tile / 16)^2 outputs: 2x2 for small
       // problems, 4x4 by default, 8x8 when there are enough tiles to fill
@@ -440,6 +576,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error) {
         return fail("simt tiles must be multiples of 16 up to 128 and tile_k "
                     "in [1, 32]");
       threads = 256;
+      s.smem = 0;
       if (c.getInt("split_k", 1) != 1)
         return fail("split_k is a tensor-core (mma) path option");
       int64_t accBytes = t == DType::F64 || isInteger(t) ? 8 : 4;

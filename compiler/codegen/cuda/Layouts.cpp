@@ -215,7 +215,15 @@ bool attentionLayout(const LaunchSpec &s, AttentionLayout &l,
   l.d = qd[3];
   l.sk = kd[2];
   l.dv = vd[3];
-  if (kd[0] != l.b0 || kd[1] != l.b1 || vd[0] != l.b0 || vd[1] != l.b1 ||
+  if (s.config.has("q_per_kv")) {
+    l.group = s.config.getInt("q_per_kv");
+    if (rank != 4 || l.group < 1 || l.b1 % l.group != 0)
+      return error =
+                 "q_per_kv must be at least 1 and divide q's heads (rank 4)",
+             false;
+  }
+  const int64_t kvHeads = l.b1 / l.group;
+  if (kd[0] != l.b0 || kd[1] != kvHeads || vd[0] != l.b0 || vd[1] != kvHeads ||
       kd[3] != l.d || vd[2] != l.sk || od[0] != l.b0 || od[1] != l.b1 ||
       od[2] != l.sq || od[3] != l.dv)
     return error = "q, k, v and the output do not form an attention", false;
@@ -238,6 +246,17 @@ bool attentionLayout(const LaunchSpec &s, AttentionLayout &l,
     }
   }
   return true;
+}
+
+void matmulVectorLoads(const LaunchSpec &s, const MatmulLayout &l, bool &aVec,
+                       bool &bVec) {
+  const int64_t aCols = l.transA ? l.m : l.k, bCols = l.transB ? l.k : l.n;
+  aVec = aCols % 8 == 0 && s.inputs[0].alignment % 16 == 0;
+  bVec = bCols % 8 == 0 && s.inputs[1].alignment % 16 == 0;
+  for (int64_t st : l.aBatchStrides)
+    aVec = aVec && st % 8 == 0;
+  for (int64_t st : l.bBatchStrides)
+    bVec = bVec && st % 8 == 0;
 }
 
 } // namespace kiln::codegen::cuda

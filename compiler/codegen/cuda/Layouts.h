@@ -56,14 +56,21 @@ struct MatmulLayout {
 /// Fails with `error` when the buffers do not form a matmul.
 bool matmulLayout(const LaunchSpec &spec, MatmulLayout &layout,
                   std::string &error);
+/// Whether 16-byte global loads of A (`aVec`) and B (`bVec`) are legal: the
+/// operand's contiguous extent, and every batch stride, a multiple of 8
+/// elements (so every row starts aligned), and a 16-byte aligned base.
+void matmulVectorLoads(const LaunchSpec &spec, const MatmulLayout &layout,
+                       bool &aVec, bool &bVec);
 
 /// Attention (kind "attention", inputs q, k, v[, bias]): each operand's
 /// element strides along the canonical axes [batch..., seq, head] (from its
 /// buffer shape and `*_perm`), the bias's along [batch..., Sq, Sk] (0 where
 /// it broadcasts), the output's along [batch..., Sq, Dv]. Batch axes are
-/// padded to two (a leading axis of size 1 for rank 3).
+/// padded to two (a leading axis of size 1 for rank 3). With `q_per_kv`
+/// (grouped-query attention) k and v have b1 / group heads: query head h
+/// reads KV head h / group.
 struct AttentionLayout {
-  int64_t b0 = 1, b1 = 1, sq = 0, sk = 0, d = 0, dv = 0;
+  int64_t b0 = 1, b1 = 1, sq = 0, sk = 0, d = 0, dv = 0, group = 1;
   /// {b0, b1, seq, head} strides.
   std::array<int64_t, 4> q{}, k{}, v{}, out{}, bias{};
   /// Element offsets of q, k and v's first canonical element (a `*_heads`

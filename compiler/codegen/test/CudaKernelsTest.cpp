@@ -630,6 +630,114 @@ void buildCases() {
     s.config.set("trans_b", ConfigValue::ofBool(tb));
     s.config.set("stage_out", ConfigValue::ofBool(true));
   }
+  // wgmma (sm_90a): both dtypes, every transpose, ragged M/N/K (zero-filled
+  // k tiles, partial row and column tiles, unpaired stores for odd N).
+  for (DType t : {DType::F16, DType::BF16})
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        LaunchSpec &s =
+            add(std::string("matmul_wgmma_") + dtypeName(t) +
+                    (ta ? "_ta" : "") + (tb ? "_tb" : ""),
+                "matmul", {buf(t, {1000, 1000}), buf(t, {1000, 1000})},
+                buf(t, {1000, 1000}));
+        s.config.set("trans_a", ConfigValue::ofBool(ta));
+        s.config.set("trans_b", ConfigValue::ofBool(tb));
+        s.config.set("path", ConfigValue::ofString("wgmma"));
+        // 64 x 128 tiles of one warpgroup: 16 x 8 blocks.
+        expect(
+            {"kiln::mm::wgmma_gemm<P>", "WARPGROUPS = 1",
+             std::string("m64n128k16.f32.") + dtypeName(t) + "." + dtypeName(t),
+             std::string(", p, 1, 1, ") + (ta ? "1" : "0") + ", " +
+                 (tb ? "0" : "1") + ";"},
+            128, 8);
+      }
+  {
+    // Large: 128 x 256 tiles of two warpgroups, four stages.
+    LaunchSpec &big =
+        add("matmul_wgmma_big", "matmul",
+            {buf(DType::F16, {4096, 4096}), buf(DType::F16, {4096, 4096})},
+            buf(DType::F16, {4096, 4096}));
+    big.config.set("path", ConfigValue::ofString("wgmma"));
+    expect({"WARPGROUPS = 2", "STAGES = 4", "m64n256k16"}, 256, 16);
+    // Batched with broadcasting B: A [4, 2, 96, 64] x B [4, 1, 64, 200].
+    LaunchSpec &bat = add(
+        "matmul_wgmma_batched", "matmul",
+        {buf(DType::BF16, {4, 2, 96, 64}), buf(DType::BF16, {4, 1, 64, 200})},
+        buf(DType::BF16, {4, 2, 96, 200}));
+    bat.config.set("path", ConfigValue::ofString("wgmma"));
+    expect({"BATCH = 8", "wgmma_gemm"});
+    // 256-row tiles (two warpgroups of 128 rows: two m64 blocks each) with an
+    // N-major B of 96 columns (a partial 64-column swizzle block).
+    LaunchSpec &tall =
+        add("matmul_wgmma_m256_n96", "matmul",
+            {buf(DType::F16, {512, 128}), buf(DType::F16, {128, 200})},
+            buf(DType::F16, {512, 200}));
+    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 256},
+                        {"tile_n", 96},
+                        {"warpgroups", 2},
+                        {"stages", 3}})
+      tall.config.set(k, ConfigValue::ofInt(v));
+    tall.config.set("path", ConfigValue::ofString("wgmma"));
+    expect({"m64n96k16", "STAGES = 3"}, 256, 3);
+    // One warpgroup of 128 rows, M-major A, five stages.
+    LaunchSpec &one =
+        add("matmul_wgmma_wg1_m128_ta", "matmul",
+            {buf(DType::BF16, {64, 384}), buf(DType::BF16, {64, 136})},
+            buf(DType::BF16, {384, 136}));
+    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
+                        {"tile_n", 64},
+                        {"warpgroups", 1},
+                        {"stages", 5}})
+      one.config.set(k, ConfigValue::ofInt(v));
+    one.config.set("trans_a", ConfigValue::ofBool(true));
+    one.config.set("path", ConfigValue::ofString("wgmma"));
+    expect({"m64n64k16", "WARPGROUPS = 1", "STAGES = 5"}, 128, 3);
+    // Gemm (alpha, beta, C) and an epilogue program on wgmma.
+    LaunchSpec &g = add("gemm_c_wgmma", "matmul",
+                        {buf(DType::F16, {72, 64}), buf(DType::F16, {40, 64}),
+                         buf(DType::F16, {40})},
+                        buf(DType::F16, {72, 40}));
+    g.config.set("trans_b", ConfigValue::ofBool(true));
+    g.config.set("alpha", ConfigValue::ofFloat(0.5));
+    g.config.set("beta", ConfigValue::ofFloat(2.0));
+    g.config.set("path", ConfigValue::ofString("wgmma"));
+    LaunchSpec &e = add("matmul_epilogue_wgmma", "matmul",
+                        {buf(DType::BF16, {128, 64}),
+                         buf(DType::BF16, {64, 256}), buf(DType::BF16, {256})},
+                        buf(DType::BF16, {128, 256}));
+    e.config.set(
+        "epilogue",
+        ConfigValue::ofString(
+            "t0 = add(i0, i1) : bf16; t1 = gelu{approximate=none}(t0) : bf16"));
+    e.config.set("path", ConfigValue::ofString("wgmma"));
+  }
+  // wgmma configs the heuristics must refuse, and why.
+  auto wgmmaReject = [](const std::string &name, std::vector<int64_t> a,
+                        std::vector<int64_t> b, std::vector<int64_t> o,
+                        const char *key, int64_t value,
+                        const std::string &why) {
+    LaunchSpec s;
+    s.name = name;
+    s.kind = "matmul";
+    s.inputs = {buf(DType::F16, std::move(a)), buf(DType::F16, std::move(b))};
+    s.outputs = {buf(DType::F16, std::move(o))};
+    s.config.set("path", ConfigValue::ofString("wgmma"));
+    if (key)
+      s.config.set(key, ConfigValue::ofInt(value));
+    rejects.push_back({s, why});
+  };
+  // K = 100: A's rows are not 16-byte aligned.
+  wgmmaReject("wgmma_unaligned", {64, 100}, {100, 64}, {64, 64}, nullptr, 0,
+              "16-byte loads");
+  wgmmaReject("wgmma_tile_k", {64, 64}, {64, 64}, {64, 64}, "tile_k", 32,
+              "tile_k must be 64");
+  wgmmaReject("wgmma_split_k", {64, 4096}, {4096, 64}, {64, 64}, "split_k", 2,
+              "split_k must be 1");
+  wgmmaReject("wgmma_tile_n", {64, 64}, {64, 64}, {64, 64}, "tile_n", 260,
+              "multiple of 8 up to 256");
+  // 8 stages of 128 x 256 x 64 f16 tiles: 385 KiB.
+  wgmmaReject("wgmma_smem", {4096, 4096}, {4096, 4096}, {4096, 4096}, "stages",
+              8, "bytes of shared memory");
   {
     LaunchSpec &s = add("matmul_simt_f16", "matmul",
                         {buf(DType::F16, {9, 5}), buf(DType::F16, {5, 3})},
@@ -692,6 +800,63 @@ void buildCases() {
                         buf(DType::I64, {3, 4, 5}), 1);
     g.config.set("axis", ConfigValue::ofInt(1));
   }
+}
+
+/// TargetOptions: --matmul-path picks wgmma only on sm_90 and only where it
+/// applies, and "auto" keeps the mma path.
+int checkTargetChoices() {
+  int failures = 0;
+  auto pathFor = [&](const char *want, const char *arch, int64_t k,
+                     DType t = DType::F16) {
+    LaunchSpec s;
+    s.name = std::string("choice_") + want + "_" + arch;
+    s.kind = "matmul";
+    s.inputs = {buf(t, {256, k}), buf(t, {k, 256})};
+    s.outputs = {buf(t, {256, 256})};
+    TargetOptions target;
+    target.arch = arch;
+    target.matmulPath = want;
+    std::string error;
+    if (!configureLaunch(s, error, target))
+      return "error: " + error;
+    return s.config.getString("path");
+  };
+  // A path must match exactly ("wgmma" contains "mma"); an error message
+  // must contain `want`.
+  auto check = [&](const std::string &got, const std::string &want,
+                   const char *what) {
+    bool error = got.compare(0, 6, "error:") == 0 ||
+                 got.find("launch @") != std::string::npos;
+    if (error ? got.find(want) == std::string::npos : got != want) {
+      std::printf("FAIL %s: got \"%s\", expected \"%s\"\n", what, got.c_str(),
+                  want.c_str());
+      ++failures;
+    }
+  };
+  check(pathFor("auto", "sm_90", 64), "mma", "auto keeps mma");
+  check(pathFor("wgmma", "sm_90", 64), "wgmma", "--matmul-path=wgmma");
+  check(pathFor("wgmma", "sm_90", 100), "mma", "wgmma with unaligned rows");
+  check(pathFor("wgmma", "sm_90", 64, DType::F32), "simt", "wgmma on f32");
+  check(pathFor("simt", "sm_90", 64), "simt", "--matmul-path=simt");
+  check(pathFor("wgmma", "sm_80", 64),
+        "error: launch @choice_wgmma_sm_80 "
+        "(matmul): the wgmma matmul path needs an sm_90 target (Hopper), not "
+        "sm_80",
+        "wgmma on sm_80");
+  check(pathFor("tensor", "sm_90", 64), "unknown matmul path", "bad path");
+  // An explicit path=wgmma is checked against the target too.
+  LaunchSpec s;
+  s.name = "explicit_wgmma_sm_80";
+  s.kind = "matmul";
+  s.inputs = {buf(DType::F16, {64, 64}), buf(DType::F16, {64, 64})};
+  s.outputs = {buf(DType::F16, {64, 64})};
+  s.config.set("path", ConfigValue::ofString("wgmma"));
+  TargetOptions sm80;
+  sm80.arch = "sm_80";
+  std::string error;
+  check(configureLaunch(s, error, sm80) ? "accepted" : error,
+        "needs an sm_90 target", "explicit wgmma on sm_80");
+  return failures;
 }
 
 } // namespace
@@ -758,8 +923,16 @@ int main(int argc, char **argv) {
                            : "",
                     src.source.c_str());
     }
-    requests.push_back({c.spec.name, src.entry, src.source});
+    if (src.archSpecific != (c.spec.config.getString("path") == "wgmma")) {
+      std::printf("FAIL %s: archSpecific %d on path %s\n", c.spec.name.c_str(),
+                  int(src.archSpecific),
+                  c.spec.config.getString("path").c_str());
+      ++failures;
+    }
+    requests.push_back({c.spec.name, src.entry, src.source,
+                        src.archSpecific ? "sm_90a" : ""});
   }
+  failures += checkTargetChoices();
   for (auto &[spec, why] : rejects) {
     if (configureLaunch(spec, error) || error.find(why) == std::string::npos) {
       std::printf("FAIL %s: expected a rejection naming \"%s\", got \"%s\"\n",
@@ -773,9 +946,33 @@ int main(int argc, char **argv) {
     std::printf("FAIL compile:\n%s\n", error.c_str());
     return 1;
   }
+  // --dump-ptx=DIR (any argument position): the PTX of every wgmma kernel,
+  // as DIR/<case>.ptx, for `ptxas -v -arch=sm_90a`.
+  std::string dumpDir;
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--dump-ptx=", 11) == 0)
+      dumpDir = argv[i] + 11;
   for (const kiln::nvrtc::CompiledKernel &k : compiled) {
     bool ok = !k.cubin.empty() &&
               k.ptx.find(".entry " + k.entry) != std::string::npos;
+    if (k.entry == "kiln_matmul_wgmma") {
+      // The instruction is there, and the PTX targets the arch-specific
+      // variant (NVRTC refuses wgmma for plain sm_90).
+      if (k.ptx.find("wgmma.mma_async.sync.aligned") == std::string::npos ||
+          k.ptx.find(".target sm_90a") == std::string::npos) {
+        std::printf("FAIL %s: the PTX lacks wgmma.mma_async or .target "
+                    "sm_90a\n",
+                    k.name.c_str());
+        ++failures;
+      }
+      if (!dumpDir.empty()) {
+        std::string path = dumpDir + "/" + k.name + ".ptx";
+        if (FILE *f = std::fopen(path.c_str(), "w")) {
+          std::fwrite(k.ptx.data(), 1, k.ptx.size(), f);
+          std::fclose(f);
+        }
+      }
+    }
     if (!ok) {
       std::printf("FAIL %s: no cubin or entry %s missing from the PTX\n",
                   k.name.c_str(), k.entry.c_str());

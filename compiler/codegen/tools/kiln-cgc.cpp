@@ -245,37 +245,17 @@ int main(int argc, char **argv) {
     if (!noReference && failed(referenceRun(fn, inputs, outputs)))
       return 1;
   }
-  if (failed(kiln::lowerToKernel(*module, kiln::LoweringOptions())))
+  kiln::LoweringOptions lowering;
+  lowering.arch = arch;
+  if (failed(kiln::lowerToKernel(*module, lowering)))
     return 1;
-  for (const std::string &spec : setConfig) {
-    llvm::StringRef kind, rest, key, value;
-    std::tie(kind, rest) = llvm::StringRef(spec).split('.');
-    std::tie(key, value) = rest.split('=');
-    if (kind.empty() || key.empty() || !rest.contains('=')) {
-      llvm::errs() << "kiln-cgc: error: --set '" << spec
-                   << "' must look like kind.key=value\n";
+  {
+    std::string error;
+    std::vector<std::string> settings(setConfig.begin(), setConfig.end());
+    if (failed(kiln::applyConfigSettings(*module, settings, error))) {
+      llvm::errs() << "kiln-cgc: error: " << error << "\n";
       return 1;
     }
-    Builder b(&context);
-    Attribute attr;
-    int64_t i;
-    if (!value.getAsInteger(10, i))
-      attr = b.getI64IntegerAttr(i);
-    else if (value == "true" || value == "false")
-      attr = b.getBoolAttr(value == "true");
-    else
-      attr = b.getStringAttr(value);
-    WalkResult r = module->walk([&](kiln::kernel::LaunchOp launch) {
-      if (launch.getKind() != kind)
-        return WalkResult::advance();
-      NamedAttrList config(launch.getConfig());
-      config.set(key, attr);
-      launch.setConfigAttr(config.getDictionary(&context));
-      return failed(kiln::reconfigureLaunch(launch)) ? WalkResult::interrupt()
-                                                     : WalkResult::advance();
-    });
-    if (r.wasInterrupted())
-      return 1;
   }
 
   std::error_code ec;

@@ -12,6 +12,9 @@
 //   epilogue(acc, c, m, n): alpha * acc + beta * C[m, n] in the output type;
 //   PAIR_STORE: N is even and the output 4-byte aligned (mma stores pairs);
 //   OUT_VEC: N % 8 == 0 and the output 16-byte aligned (mma stores rows);
+//   STAGES (mma): shared-memory pipeline depth of the cp.async loads (2-8);
+//   SMEM_BYTES (mma): 0 for static shared memory (up to 48 KiB), else the
+//   launch's dynamic shared memory in bytes;
 //   SPLIT (mma): blocks per output tile along K. Above 1 the kernel runs in
 //   clusters of SPLIT blocks along x (__cluster_dims__), each multiplying a
 //   slice of K; the partial tiles meet through distributed shared memory and
@@ -210,6 +213,19 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+/// The block's operand tiles: a static array of ELEMS 16-bit elements when
+/// DYN_BYTES is 0, else the launch's dynamic shared memory (DYN_BYTES).
+template <int ELEMS, int DYN_BYTES>
+__device__ __forceinline__ u16 *shared_tiles() {
+  if constexpr (DYN_BYTES == 0) {
+    __shared__ alignas(16) u16 tiles[ELEMS];
+    return tiles;
+  } else {
+    extern __shared__ __align__(16) u16 kiln_mm_dynamic_tiles[];
+    return kiln_mm_dynamic_tiles;
+  }
+}
+
 /// Every thread of every block of the cluster arrives, then waits; shared
 /// memory writes before it are visible to the cluster's blocks after it.
 __device__ __forceinline__ void cluster_sync() {
@@ -246,6 +262,29 @@ __device__ __forceinline__ void for_each_pair(const float (&acc)[MI][NI][4],
       for (int h = 0; h < 2; ++h)
         f(wm + i * 16 + (lane >> 2) + h * 8, wn + j * 8 + (lane & 3) * 2,
           acc[i][j][2 * h], acc[i][j][2 * h + 1]);
+}
+
+/// Stores accumulators a0, a1 of output row gm, columns gn and gn + 1 through
+/// P::epilogue; nothing outside [M) x [N). A 4-byte pair store when
+/// P::PAIR_STORE (N even, so gn + 1 < N too, and the pair aligned).
+template <class P, class I>
+__device__ __forceinline__ void
+store_pair(typename P::T *__restrict__ O, const typename P::CT *__restrict__ c,
+           I gm, I gn, float a0, float a1) {
+  typedef typename P::T T;
+  if (gm >= P::M || gn >= P::N)
+    return;
+  const T v0 = P::epilogue(a0, c, gm, gn);
+  if (P::PAIR_STORE) {
+    Vec<T, 2> pair;
+    pair[0] = v0;
+    pair[1] = P::epilogue(a1, c, gm, gn + 1);
+    store_vec<2>(O + gm * P::N + gn, pair);
+  } else {
+    O[gm * P::N + gn] = v0;
+    if (gn + 1 < P::N)
+      O[gm * P::N + gn + 1] = P::epilogue(a1, c, gm, gn + 1);
+  }
 }
 
 /// One BK-deep step of the warp's fragments: ldmatrix from the shared tiles,
@@ -305,13 +344,14 @@ __device__ __forceinline__ void tensor_core(
   // B as [BK][BN] (n contiguous) or [BN][BK] (TRANS_B: k contiguous).
   constexpr int A_PITCH = P::TRANS_A ? BM + 8 : BK + 8;
   constexpr int B_PITCH = P::TRANS_B ? BK + 8 : BN + 8;
-  // Two stages: with 16-byte loads legal for both operands, cp.async fills
-  // one stage while the warps multiply the other; else loads are synchronous
-  // (and only stage 0 is used).
+  // P::STAGES stages: with 16-byte loads legal for both operands, cp.async
+  // fills up to STAGES - 1 tiles ahead while the warps multiply the oldest;
+  // else loads are synchronous (and only stage 0 is used).
   constexpr bool ASYNC = P::A_VEC && P::B_VEC;
   constexpr int A_TILE = (P::TRANS_A ? BK : BM) * A_PITCH,
                 B_TILE = (P::TRANS_B ? BN : BK) * B_PITCH;
-  constexpr int STAGES = ASYNC ? 2 : 1;
+  constexpr int STAGES = ASYNC ? P::STAGES : 1;
+  static_assert(P::STAGES >= 2 && P::STAGES <= 8, "2 to 8 stages");
   // With 16-byte output stores legal and room for it, the output tile is
   // staged through the (then idle) operand tiles so stores are whole rows.
   constexpr int O_PITCH = BN + 8;
@@ -323,7 +363,12 @@ __device__ __forceinline__ void tensor_core(
   constexpr int SMEM = P::SPLIT > 1 && 2 * BM * R_PITCH > OPERANDS
                            ? 2 * BM * R_PITCH
                            : OPERANDS;
-  __shared__ alignas(16) u16 smem[SMEM];
+  // Up to 48 KiB static shared memory; beyond, the launch's dynamic shared
+  // memory (P::SMEM_BYTES, which Heuristics.cpp computes the same way).
+  static_assert(P::SMEM_BYTES == 0 ? 2 * SMEM <= 48 * 1024
+                                   : 2 * SMEM <= P::SMEM_BYTES,
+                "the launch's shared memory does not hold the tiles");
+  u16 *smem = shared_tiles<(P::SMEM_BYTES == 0 ? SMEM : 1), P::SMEM_BYTES>();
   u16(*As)[A_TILE] = reinterpret_cast<u16(*)[A_TILE]>(smem);
   u16(*Bs)[B_TILE] = reinterpret_cast<u16(*)[B_TILE]>(smem + STAGES * A_TILE);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -365,21 +410,31 @@ __device__ __forceinline__ void tensor_core(
             load_tile_async<BK, BN, B_PITCH, THREADS, I>(Bs[stage], B, k0, n0,
                                                          P::K, P::N, P::N);
         };
-        if (kb < ke)
-          issue(kb & 1, kb * BK);
-        cp_async_commit();
-        for (I kt = kb; kt < ke; ++kt) {
-          // The next stage was last read in step kt - 1, which every warp
-          // finished at that step's closing barrier.
-          if (kt + 1 < ke)
-            issue((kt + 1) & 1, (kt + 1) * BK);
-          cp_async_commit();  // Possibly empty: keeps one group per step.
-          cp_async_wait<1>(); // Step kt's group has landed (for this thread).
-          __syncthreads();    // ... and for every thread.
-          mma_tile_step<P, MI, NI, A_PITCH, B_PITCH>(acc, As[kt & 1],
-                                                     Bs[kt & 1], wm, wn, lane);
-          __syncthreads();
+        // Prologue: tiles kb .. kb + STAGES - 2 in flight, one commit group
+        // each (possibly empty, so group counts stay per step).
+#pragma unroll
+        for (int st = 0; st < STAGES - 1; ++st) {
+          if (kb + st < ke)
+            issue(st, (kb + st) * BK);
+          cp_async_commit();
         }
+        int rs = 0, ws = STAGES - 1; // stage read this step, stage refilled
+        for (I kt = kb; kt < ke; ++kt) {
+          // Stage ws was last read in step kt - 1, which every warp finished
+          // at that step's closing barrier; refilling it before waiting keeps
+          // STAGES - 1 tiles in flight while step kt's lands.
+          if (kt + STAGES - 1 < ke)
+            issue(ws, (kt + STAGES - 1) * BK);
+          cp_async_commit();           // Possibly empty: one group per step.
+          cp_async_wait<STAGES - 1>(); // Step kt's group landed (this thread)
+          __syncthreads();             // ... and for every thread.
+          mma_tile_step<P, MI, NI, A_PITCH, B_PITCH>(acc, As[rs], Bs[rs], wm,
+                                                     wn, lane);
+          __syncthreads();
+          rs = rs + 1 == STAGES ? 0 : rs + 1;
+          ws = ws + 1 == STAGES ? 0 : ws + 1;
+        }
+        cp_async_wait<0>(); // Only empty groups remain.
       } else {
         for (I k0 = kb * BK; k0 < ke * BK; k0 += BK) {
           if (P::TRANS_A)
@@ -453,20 +508,7 @@ __device__ __forceinline__ void tensor_core(
       }
       for_each_pair(acc, wm, wn, lane, [&](int r, int cc, float a0, float a1) {
         const I gm = m0 + r, gn = n0 + cc;
-        if (gm >= P::M || gn >= P::N)
-          return;
-        const T v0 = P::epilogue(a0, c, gm, gn);
-        if (P::PAIR_STORE) { // N even: gn + 1 < N, and the pair is 4-byte
-                             // aligned.
-          Vec<T, 2> pair;
-          pair[0] = v0;
-          pair[1] = P::epilogue(a1, c, gm, gn + 1);
-          store_vec<2>(O + gm * P::N + gn, pair);
-        } else {
-          O[gm * P::N + gn] = v0;
-          if (gn + 1 < P::N)
-            O[gm * P::N + gn + 1] = P::epilogue(a1, c, gm, gn + 1);
-        }
+        store_pair<P>(O, c, gm, gn, a0, a1);
       });
     }
   }
