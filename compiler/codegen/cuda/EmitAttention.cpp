@@ -37,15 +37,16 @@ bool configureAttention(LaunchSpec &s, std::string &error) {
   Config &c = s.config;
   const int64_t batches = l.b0 * l.b1;
   // 8 warps (128 rows) only where that still makes two blocks per SM of an
-  // H200; keys per step so two K/V stages fit in 48 KiB of static shared
-  // memory. (32 rows, 2 warps, is legal too: with it as the default for
-  // few blocks, BERT and GPT-2 at batch 1 ran slower in the same H200 call
-  // that also changed other things; unmeasured alone, so not the default.)
+  // H200, 2 warps (32 rows) where 64 rows would leave most of its 132 SMs
+  // idle (BERT / GPT-2 at batch 1, 12 heads x 128 queries: 0.649 / 0.646 ms
+  // vs 0.658 / 0.658 with 64 rows, H200 bench run-203254 vs run-202745);
+  // keys per step so two K/V stages fit in 48 KiB of static shared memory.
   if (!c.has("block_m"))
     c.set("block_m", ConfigValue::ofInt(
                          l.sq >= 128 && batches * ceilDiv(l.sq, 128) >= 264
                              ? 128
-                             : 64));
+                         : batches * ceilDiv(l.sq, 64) < 132 ? 32
+                                                             : 64));
   if (!c.has("block_n"))
     c.set("block_n",
           ConfigValue::ofInt(std::max(l.d, l.dv) <= 64 ? 64 : 32));

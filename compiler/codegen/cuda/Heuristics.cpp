@@ -517,10 +517,12 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
             "of 16 up to 64, at most 16 warps");
       threads = 32 * wm * wn;
       // STAGES pipeline stages of padded A and B tiles (matmul.cuh), in the
-      // larger of the two layouts. Two by default: on the H200 (micro.py,
-      // 2026-12-02) four stages left the small-M products as fast and made
-      // 128x128 tiles 20% slower (4096^3: 0.65 vs 0.54 ms).
-      c.setDefault("stages", ConfigValue::ofInt(2));
+      // larger of the two layouts. On the H200 (2026-12-02): three for the
+      // 64x64 tiles of small products (BERT / GPT-2 at batch 1: 0.637 /
+      // 0.648 ms vs 0.658 / 0.658 with two, bench run-203224 vs
+      // run-202745), two for 128x128 tiles (four made 4096^3 20% slower,
+      // micro-200158; sm_90 gives those products to wgmma anyway).
+      c.setDefault("stages", ConfigValue::ofInt(big ? 2 : 3));
       const int64_t stages = c.getInt("stages");
       if (stages < 2 || stages > 8)
         return fail("stages must be in [2, 8]");

@@ -84,7 +84,7 @@ func.func @slices(%x: tensor<4x8xf16>) -> (tensor<4x3xf16>, tensor<2x8xf16>) {
 // CHECK: %[[AM:.+]] = kernel.alias %[[A]] : memref<3x4x8xf16> -> memref<12x8xf16>
 // CHECK: %[[OM1:.+]] = kernel.alias %[[O1]] : memref<3x4x16xf16> -> memref<12x16xf16>
 // CHECK: kernel.launch @matmul_1 ins(%[[AM]], %[[C]] : memref<12x8xf16>, memref<8x16xf16>) outs(%[[OM1]] : memref<12x16xf16>)
-// CHECK-SAME: path = "mma", split_k = 1 : i64, stage_out = false, stages = 2 : i64, tile_k = 32 : i64, tile_m = 64 : i64, tile_n = 64 : i64, trans_a = false, trans_b = false, warps_m = 2 : i64, warps_n = 2 : i64}, grid = array<i64: 1, 1, 1>, kind = "matmul"
+// CHECK-SAME: path = "mma", split_k = 1 : i64, stage_out = false, stages = 3 : i64, tile_k = 32 : i64, tile_m = 64 : i64, tile_n = 64 : i64, trans_a = false, trans_b = false, warps_m = 2 : i64, warps_n = 2 : i64}, grid = array<i64: 1, 1, 1>, kind = "matmul"
 func.func @matmuls(%v: tensor<8xf32>, %b: tensor<8x16xf32>, %a: tensor<3x4x8xf16>, %c: tensor<8x16xf16>)
     -> (tensor<16xf32>, tensor<3x4x16xf16>) {
   %0 = graph.matmul %v, %b : tensor<8xf32>, tensor<8x16xf32> -> tensor<16xf32>
