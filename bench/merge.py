@@ -81,7 +81,8 @@ def markdown(rows, envs):
               "Kiln/peer ratio: below 1 means Kiln is faster. FAIL: output differs from PyTorch "
               "eager at the same precision by more than the tolerance (fp32 1e-3, fp16 2e-2, bf16 5e-2 of "
               "the max magnitude; a time marked * is farther than that from eager but at least as close "
-              "to the fp32 result as eager itself, both distances in the JSON); KILN-FAIL: kilnc or kiln-run failed (first error line below).", ""]
+              "to the fp32 result as eager itself, with eager within 10x the tolerance of it; both distances "
+              "in the JSON); KILN-FAIL: kilnc or kiln-run failed (first error line below).", ""]
     hdr = ["model", "shape", "dtype"] + [SHORT[s] for s in SIDES] + \
           [f"Kiln/{SHORT[p]}" for p in PEERS] + ["kilnc s", "Kiln launches", "compile s (d/ro/ma)"]
     lines.append("| " + " | ".join(hdr) + " |")

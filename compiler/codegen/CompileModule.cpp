@@ -198,7 +198,9 @@ FailureOr<CompiledModel> compileModule(ModuleOp module,
     l.nodes = nodeList(launch.getLoc());
     l.bytes = operandBytes(*spec);
     l.flops = estimateFlops(*spec);
-    l.programmatic = src.gridDependencySync;
+    // The wait is compiled in only for sm_90 and later (common.cuh): an
+    // sm_80 engine JIT-compiled on a Hopper GPU must not be launched early.
+    l.programmatic = src.gridDependencySync && archAtLeast(options.arch, 90);
     for (Value v : launch->getOperands()) {
       BufferRoot r = resolveBuffer(v);
       auto found = bufferOf.find(r.root);

@@ -33,7 +33,8 @@
 //   matmul       trans_a, trans_b, alpha, beta; inputs a, b[, c]; a and b of
 //                rank >= 2 with broadcasting batch axes, c broadcasting to the
 //                output. Tuning: path ("mma": f16/bf16 tensor cores, "simt"),
-//                tile_m, tile_n, tile_k, warps_m, warps_n, stage_out (mma:
+//                tile_m, tile_n, tile_k, warps_m, warps_n, stages (mma: 2..8
+//                cp.async pipeline stages; 3 for 64x64 tiles, else 2), stage_out (mma:
 //                store the output tile through shared memory; off by default,
 //                not yet checked on a GPU), split_k (mma: 1, 2, 4, 8 blocks of
 //                a cluster share each output tile's K range). "wgmma"
@@ -45,8 +46,9 @@
 //                nan_to_zero, q_heads/k_heads/v_heads ([offset, count] of
 //                the canonical heads axis), q_per_kv (query heads per KV
 //                head) (graph.attention's); inputs q, k, v[, bias], f16/bf16, head
-//                dimensions multiples of 16 up to 128. Tuning: block_m (64,
-//                128: query rows per block), block_n (32, 64: keys per step).
+//                dimensions multiples of 16 up to 128. Tuning: block_m (32,
+//                64, 128: query rows per block), block_n (32, 64: keys per
+//                step).
 //   conv         strides, pads, dilations, group; inputs x, w[, bias].
 //   pool         op: "max"|"average", kernel_shape, strides, pads, dilations,
 //                count_include_pad.
@@ -180,6 +182,8 @@ struct TargetOptions {
 
 /// Whether `arch` has wgmma (sm_90, compiled as sm_90a).
 bool archHasWgmma(const std::string &arch);
+/// True for "sm_<N>[a|f]" with N >= smVersion (sm_90a and sm_100 for 90).
+bool archAtLeast(const std::string &arch, int smVersion);
 
 /// Fills the tuning keys missing from `spec.config` with heuristic choices
 /// and sets grid, block and smem for them. Fails (with `error`) when the kind

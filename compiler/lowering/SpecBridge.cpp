@@ -1,5 +1,6 @@
 //===- SpecBridge.cpp - kernel.launch <-> codegen::LaunchSpec -------------===//
 #include "compiler/lowering/SpecBridge.h"
+#include "compiler/codegen/Tuning.h"
 #include "compiler/evaluator/Tensor.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -149,12 +150,13 @@ void updateLaunch(kernel::LaunchOp launch, const codegen::LaunchSpec &spec) {
   launch.setSmemAttr(b.getI64IntegerAttr(spec.smem));
 }
 
-LogicalResult reconfigureLaunch(kernel::LaunchOp launch) {
+LogicalResult reconfigureLaunch(kernel::LaunchOp launch,
+                                const codegen::TargetOptions &target) {
   FailureOr<codegen::LaunchSpec> spec = specFromLaunch(launch);
   if (failed(spec))
     return failure();
   std::string error;
-  if (!codegen::configureLaunch(*spec, error))
+  if (!codegen::configureLaunch(*spec, error, target))
     return launch.emitOpError() << error;
   updateLaunch(launch, *spec);
   return success();
@@ -162,7 +164,8 @@ LogicalResult reconfigureLaunch(kernel::LaunchOp launch) {
 
 LogicalResult applyConfigSettings(ModuleOp module,
                                   llvm::ArrayRef<std::string> settings,
-                                  std::string &error) {
+                                  std::string &error,
+                                  const codegen::TargetOptions &target) {
   for (const std::string &setting : settings) {
     llvm::StringRef kind, rest, key, value;
     std::tie(kind, rest) = llvm::StringRef(setting).split('.');
@@ -186,7 +189,7 @@ LogicalResult applyConfigSettings(ModuleOp module,
       NamedAttrList config(launch.getConfig());
       config.set(key, attr);
       launch.setConfigAttr(config.getDictionary(module.getContext()));
-      return failed(reconfigureLaunch(launch)) ? WalkResult::interrupt()
+      return failed(reconfigureLaunch(launch, target)) ? WalkResult::interrupt()
                                                : WalkResult::advance();
     });
     if (r.wasInterrupted()) {
@@ -195,6 +198,48 @@ LogicalResult applyConfigSettings(ModuleOp module,
     }
   }
   return success();
+}
+
+LogicalResult applyTuningCache(ModuleOp module,
+                               const autotune::TuningCache *cache,
+                               const std::string &cacheName,
+                               const autotune::Toolchain &toolchain,
+                               bool anyDriver,
+                               const codegen::TargetOptions &target,
+                               std::vector<LaunchTuning> &report) {
+  WalkResult r = module->walk([&](kernel::LaunchOp launch) {
+    FailureOr<codegen::LaunchSpec> spec = specFromLaunch(launch);
+    if (failed(spec))
+      return WalkResult::interrupt();
+    const autotune::KernelSignature sig =
+        codegen::kernelSignature(*spec, toolchain);
+    LaunchTuning t;
+    t.name = spec->name;
+    t.kind = spec->kind;
+    t.signature = sig.key();
+    t.source = "heuristic";
+    t.tunable = !autotune::tuningKeys(spec->kind).empty();
+    const autotune::TuningEntry *entry =
+        cache && t.tunable ? cache->lookup(sig, anyDriver) : nullptr;
+    if (entry) {
+      std::string error;
+      if (!codegen::applyTuningConfig(*spec, entry->config, target, error)) {
+        launch.emitOpError() << "the tuning cache " << cacheName
+                             << " has an entry for this launch that is not "
+                                "valid: "
+                             << error;
+        return WalkResult::interrupt();
+      }
+      updateLaunch(launch, *spec);
+      t.source = "cache";
+      t.winnerMs = entry->winnerMs;
+      t.runnerUpMs = entry->runnerUpMs;
+    }
+    t.config = codegen::tuningConfigOf(*spec);
+    report.push_back(std::move(t));
+    return WalkResult::advance();
+  });
+  return failure(r.wasInterrupted());
 }
 
 } // namespace kiln

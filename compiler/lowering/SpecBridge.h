@@ -9,6 +9,7 @@
 #ifndef KILN_COMPILER_LOWERING_SPECBRIDGE_H
 #define KILN_COMPILER_LOWERING_SPECBRIDGE_H
 
+#include "autotune/TuningCache.h"
 #include "compiler/codegen/KernelSpec.h"
 #include "dialects/kernel/KernelOps.h"
 
@@ -55,16 +56,48 @@ void updateLaunch(kernel::LaunchOp launch, const codegen::LaunchSpec &spec);
 /// config changed): missing tuning keys get defaults, present ones are
 /// checked, and grid, block and smem are recomputed. Emits an error at the
 /// launch when the config is not valid.
-mlir::LogicalResult reconfigureLaunch(kernel::LaunchOp launch);
+mlir::LogicalResult
+reconfigureLaunch(kernel::LaunchOp launch,
+                  const codegen::TargetOptions &target = {});
 
 /// Applies `kind.key=value` settings (kilnc and kiln-cgc --set) to the config
 /// of every launch of that kind in `module`, in order: integers, true/false,
 /// else strings; then re-runs each changed launch's heuristics. Fails with
 /// `error` naming a malformed setting; an invalid config is emitted at the
 /// launch.
-mlir::LogicalResult applyConfigSettings(mlir::ModuleOp module,
-                                        llvm::ArrayRef<std::string> settings,
-                                        std::string &error);
+/// Heuristics run for `target` (its arch bounds the wgmma path). A setting
+/// reaches every launch of its kind: one that only some launches accept
+/// (e.g. stages=2, below the wgmma path's minimum) fails on the others.
+mlir::LogicalResult applyConfigSettings(
+    mlir::ModuleOp module, llvm::ArrayRef<std::string> settings,
+    std::string &error,
+    const codegen::TargetOptions &target = codegen::TargetOptions());
+
+/// Where one launch's tuning keys came from (kilnc --explain-tuning).
+struct LaunchTuning {
+  std::string name, kind;
+  std::string signature; ///< autotune::KernelSignature::key()
+  /// "cache" (an entry of the tuning cache), "heuristic" or "measured".
+  std::string source;
+  autotune::TuningConfig config; ///< the launch's tuning keys afterwards
+  std::optional<double> winnerMs, runnerUpMs;
+  /// False for kinds with no tuning keys (nothing to look up or measure).
+  bool tunable = false;
+};
+
+/// Looks up every launch of `module` in `cache` (null: no cache) by its
+/// signature under `toolchain` (`anyDriver` as TuningCache::lookup); a
+/// launch with an entry gets the entry's tuning keys in place of the
+/// heuristics' and is reconfigured for `target`, the rest keep theirs. One
+/// record per launch goes to `report`, in module order. An entry that does
+/// not give a valid launch is an error at the launch naming `cacheName`.
+mlir::LogicalResult applyTuningCache(mlir::ModuleOp module,
+                                     const autotune::TuningCache *cache,
+                                     const std::string &cacheName,
+                                     const autotune::Toolchain &toolchain,
+                                     bool anyDriver,
+                                     const codegen::TargetOptions &target,
+                                     std::vector<LaunchTuning> &report);
 
 } // namespace kiln
 

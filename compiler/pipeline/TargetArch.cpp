@@ -28,4 +28,23 @@ std::string defaultTargetArch() {
   return arch;
 }
 
+std::string gpuDriverVersion() {
+  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib)
+    return "none";
+  using InitFn = int (*)(unsigned);
+  using CountFn = int (*)(int *);
+  using VersionFn = int (*)(int *);
+  auto init = reinterpret_cast<InitFn>(dlsym(lib, "cuInit"));
+  auto count = reinterpret_cast<CountFn>(dlsym(lib, "cuDeviceGetCount"));
+  auto version = reinterpret_cast<VersionFn>(dlsym(lib, "cuDriverGetVersion"));
+  std::string out = "none";
+  int n = 0, v = 0;
+  if (init && count && version && init(0) == 0 && count(&n) == 0 && n > 0 &&
+      version(&v) == 0)
+    out = std::to_string(v);
+  dlclose(lib);
+  return out;
+}
+
 } // namespace kiln

@@ -10,6 +10,10 @@ namespace kiln {
 /// opened at run time), else "sm_90".
 std::string defaultTargetArch();
 
+/// cuDriverGetVersion as text ("13000") when a CUDA driver and a GPU are
+/// present, else "none" (the tuning cache's driver field).
+std::string gpuDriverVersion();
+
 } // namespace kiln
 
 #endif

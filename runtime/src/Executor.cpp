@@ -753,6 +753,13 @@ kiln_status Context::launchStep(CUstream stream, size_t step) {
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
     r = driver_->cuLaunchKernelEx(&cfg, launch.function, params, nullptr);
+    if (r != CUDA_SUCCESS)
+      return cuda::check(
+          *driver_, r, "cuLaunchKernelEx",
+          format("kiln_run: %s: %s, step %zu of the launch order "
+                 "(programmatic launch; KILN_PDL=0 turns it off)",
+                 where().c_str(), kernelName(plan, launch.kernel).c_str(),
+                 step));
   } else {
     r = driver_->cuLaunchKernel(launch.function, g->x(), g->y(), g->z(),
                                 b->x(), b->y(), b->z(),

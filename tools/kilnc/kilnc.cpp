@@ -3,7 +3,11 @@
 // kilnc model.onnx [-O0..-O3] [--input-shape name=1x128] [--emit=graph] -o out
 //
 //===----------------------------------------------------------------------===//
+#include "autotune/SearchSpace.h"
+#include "autotune/TuningCache.h"
 #include "compiler/codegen/CompiledModel.h"
+#include "compiler/codegen/Tuning.h"
+#include "compiler/nvrtc/NvrtcCompiler.h"
 #include "compiler/engine/EngineEmitter.h"
 #include "compiler/lowering/Lowering.h"
 #include "compiler/lowering/SpecBridge.h"
@@ -24,6 +28,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 
 #include <cstdio>
@@ -59,6 +64,22 @@ static cl::list<std::string> setConfig(
     cl::desc("Set a tuning key of every launch of a kind, after the heuristics, e.g. "
              "--set=matmul.stages=3 or --set=attention.block_m=32 (repeatable)"),
     cl::value_desc("kind.key=value"), cl::cat(kilncCategory));
+static cl::opt<std::string> tuningCachePath(
+    "tuning-cache",
+    cl::desc("Read tuned configs from this tuning cache: a launch whose signature has an "
+             "entry takes its tuning keys (before --set); the others keep the heuristics"),
+    cl::value_desc("file"), cl::cat(kilncCategory));
+static cl::opt<std::string> autotuneLevel(
+    "autotune",
+    cl::desc("off: heuristics and the tuning cache only (no GPU needed; the default); "
+             "default / max: measure a small / the full candidate space on the GPU for "
+             "launches the cache does not hold"),
+    cl::value_desc("off|default|max"), cl::init("off"), cl::cat(kilncCategory));
+static cl::opt<bool> explainTuning(
+    "explain-tuning",
+    cl::desc("Print each launch's signature, where its config came from (cache, heuristic, "
+             "measured) and the winner's and runner-up's times when known (stderr)"),
+    cl::cat(kilncCategory));
 static cl::opt<bool> noSources("strip-sources",
                                cl::desc("Do not keep kernel sources in the engine"),
                                cl::cat(kilncCategory));
@@ -86,6 +107,35 @@ static cl::opt<bool> reportFusion(
     "report-fusion",
     cl::desc("Print each fusion region of the graph with the ONNX nodes it covers (stderr)"),
     cl::cat(kilncCategory));
+
+/// --explain-tuning: a block per launch.
+static void printTuningReport(const std::vector<kiln::LaunchTuning> &report,
+                              const std::string &cacheName, const std::string &level,
+                              llvm::raw_ostream &os) {
+  os << "tuning: autotune=" << level << ", cache "
+     << (cacheName.empty() ? std::string("none") : cacheName) << "\n";
+  for (const kiln::LaunchTuning &t : report) {
+    os << "tuning: @" << t.name << " (" << t.kind << "): ";
+    if (!t.tunable) {
+      os << "nothing to tune\n";
+      continue;
+    }
+    os << t.source;
+    if (llvm::StringRef(t.source).starts_with("cache"))
+      os << " (" << cacheName << ")";
+    os << ": " << kiln::autotune::printConfig(t.config) << "\n";
+    os << "  signature: " << t.signature << "\n";
+    if (t.winnerMs) {
+      os << "  winner " << llvm::format("%.4f", *t.winnerMs) << " ms";
+      if (t.runnerUpMs) {
+        os << ", runner-up " << llvm::format("%.4f", *t.runnerUpMs) << " ms";
+        if (*t.winnerMs > 0)
+          os << " (" << llvm::format("%.3f", *t.runnerUpMs / *t.winnerMs) << "x)";
+      }
+      os << "\n";
+    }
+  }
+}
 
 /// --report-fusion: one line per region, then the totals.
 static void printFusionReport(mlir::ModuleOp module, llvm::raw_ostream &os) {
@@ -150,6 +200,17 @@ int main(int argc, char **argv) {
     return 1;
   }
 
+  if (autotuneLevel != "off" && !kiln::autotune::parseSearchLevel(autotuneLevel)) {
+    llvm::errs() << "kilnc: error: --autotune=" << autotuneLevel
+                 << " is not a level (off, default or max)\n";
+    return 1;
+  }
+  kiln::autotune::TuningCache cache;
+  if (!tuningCachePath.empty() && !cache.read(tuningCachePath, error)) {
+    llvm::errs() << "kilnc: error: " << error << "\n";
+    return 1;
+  }
+
   mlir::MLIRContext context;
   auto module = kiln::importAndOptimize(context, options, llvm::errs());
   if (!module)
@@ -180,11 +241,71 @@ int main(int argc, char **argv) {
     lowering.matmulPath = matmulPath;
     if (failed(pm.run(*module)) || failed(kiln::lowerToKernel(*module, lowering)))
       return 1;
-    std::string error;
+    // Tuning: the cache's entries, then measuring (not yet), then --set.
+    // Signatures carry the NVRTC version and, only when measuring is asked
+    // for, the driver's: with --autotune=off no driver is queried, so a
+    // compile gives the same engine with or without a GPU.
+    kiln::autotune::Toolchain toolchain;
+    toolchain.arch = arch;
+    std::string nvrtcError;
+    toolchain.nvrtc = kiln::nvrtc::loadNvrtc(nvrtcError) ? kiln::nvrtc::nvrtcVersion() : "none";
+    toolchain.driver = autotuneLevel == "off" ? "none" : kiln::gpuDriverVersion();
+    const bool canMeasure = autotuneLevel != "off" && toolchain.driver != "none";
+    kiln::codegen::TargetOptions target;
+    target.arch = arch;
+    target.matmulPath = matmulPath;
+    std::vector<kiln::LaunchTuning> report;
+    if (failed(kiln::applyTuningCache(*module, tuningCachePath.empty() ? nullptr : &cache,
+                                      tuningCachePath, toolchain,
+                                      /*anyDriver=*/!canMeasure, target, report)))
+      return 1;
+    if (autotuneLevel != "off") {
+      std::vector<const kiln::LaunchTuning *> missing;
+      size_t tunable = 0;
+      for (const kiln::LaunchTuning &t : report) {
+        tunable += t.tunable;
+        if (t.tunable && t.source != "cache")
+          missing.push_back(&t);
+      }
+      if (!missing.empty()) {
+        llvm::errs() << "kilnc: error: --autotune=" << autotuneLevel << ": " << missing.size()
+                     << " of " << tunable << " tunable launches have no entry in the tuning cache "
+                     << (tuningCachePath.empty() ? std::string("(none given)")
+                                                 : tuningCachePath.getValue())
+                     << " (first: @" << missing.front()->name << ", " << missing.front()->kind
+                     << ")";
+        if (!canMeasure)
+          llvm::errs() << ", and measuring them needs a GPU but none is present (no CUDA "
+                          "driver or device); use --autotune=off, or a cache that holds "
+                          "every launch\n";
+        else
+          llvm::errs() << ", and measuring candidates on the GPU is not implemented yet; use "
+                          "--autotune=off, or a cache that holds every launch\n";
+        return 1;
+      }
+    }
     std::vector<std::string> settings(setConfig.begin(), setConfig.end());
-    if (failed(kiln::applyConfigSettings(*module, settings, error))) {
+    if (failed(kiln::applyConfigSettings(*module, settings, error, target))) {
       llvm::errs() << "kilnc: error: " << error << "\n";
       return 1;
+    }
+    if (explainTuning) {
+      // --set wins over both sources: note the launches it changed.
+      size_t i = 0;
+      module->walk([&](kiln::kernel::LaunchOp launch) {
+        if (i >= report.size())
+          return;
+        kiln::LaunchTuning &t = report[i++];
+        mlir::FailureOr<kiln::codegen::LaunchSpec> spec = kiln::specFromLaunch(launch);
+        if (succeeded(spec)) {
+          kiln::autotune::TuningConfig now = kiln::codegen::tuningConfigOf(*spec);
+          if (now != t.config) {
+            t.config = now;
+            t.source += " + --set";
+          }
+        }
+      });
+      printTuningReport(report, tuningCachePath, autotuneLevel, llvm::errs());
     }
   }
   kiln::codegen::CompiledModel compiled;
@@ -206,6 +327,8 @@ int main(int argc, char **argv) {
     prov.compilerVersion = std::string("kilnc ") + KILN_VERSION;
     prov.modelPath = inputPath;
     prov.keepSources = !noSources;
+    if (!tuningCachePath.empty())
+      prov.tuningCacheHash = "sha256:" + kiln::sha256File(tuningCachePath);
     for (int i = 0; i < argc; ++i)
       prov.compileFlags += (i ? " " : "") + std::string(argv[i]);
     std::string error;

@@ -99,13 +99,8 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   if (mma) {
     // 16-byte loads need the contiguous extent to be a multiple of 8 elements
     // (so every row and batch starts aligned) and an aligned base.
-    int64_t aCols = l.transA ? l.m : l.k, bCols = l.transB ? l.k : l.n;
-    bool aVec = aCols % 8 == 0 && s.inputs[0].alignment % 16 == 0;
-    bool bVec = bCols % 8 == 0 && s.inputs[1].alignment % 16 == 0;
-    for (int64_t st : l.aBatchStrides)
-      aVec = aVec && st % 8 == 0;
-    for (int64_t st : l.bBatchStrides)
-      bVec = bVec && st % 8 == 0;
+    bool aVec = false, bVec = false;
+    matmulVectorLoads(s, l, aVec, bVec);
     os << "  static constexpr int WARPS_M = " << s.config.getInt("warps_m")
        << ", WARPS_N = " << s.config.getInt("warps_n") << ";\n";
     os << "  static constexpr bool A_VEC = " << (aVec ? "true" : "false")

@@ -289,6 +289,16 @@ bool archHasWgmma(const std::string &arch) {
   return arch == "sm_90" || arch == "sm_90a";
 }
 
+bool archAtLeast(const std::string &arch, int smVersion) {
+  if (arch.rfind("sm_", 0) != 0)
+    return false;
+  int v = 0;
+  size_t i = 3;
+  for (; i < arch.size() && arch[i] >= '0' && arch[i] <= '9'; ++i)
+    v = v * 10 + (arch[i] - '0');
+  return i > 3 && v >= smVersion;
+}
+
 bool configureLaunch(LaunchSpec &s, std::string &error,
                      const TargetOptions &target) {
   auto fail = [&](const std::string &msg) {

@@ -252,7 +252,9 @@ int main(int argc, char **argv) {
   {
     std::string error;
     std::vector<std::string> settings(setConfig.begin(), setConfig.end());
-    if (failed(kiln::applyConfigSettings(*module, settings, error))) {
+    kiln::codegen::TargetOptions target;
+    target.arch = arch;
+    if (failed(kiln::applyConfigSettings(*module, settings, error, target))) {
       llvm::errs() << "kiln-cgc: error: " << error << "\n";
       return 1;
     }

@@ -1,0 +1,213 @@
+//===- SearchSpace.cpp - Candidate configs per kernel kind ----------------===//
+#include "autotune/SearchSpace.h"
+
+#include <algorithm>
+#include <map>
+
+namespace kiln::autotune {
+
+namespace {
+std::string str(int64_t v) { return std::to_string(v); }
+
+void mmaSpace(SearchLevel level, std::vector<TuningConfig> &out) {
+  struct Warps {
+    int64_t m, n;
+  };
+  const bool max = level == SearchLevel::Max;
+  const std::vector<int64_t> tiles = {64, 128};
+  const std::vector<int64_t> tileK = max ? std::vector<int64_t>{32, 64}
+                                         : std::vector<int64_t>{32};
+  const std::vector<int64_t> stages = max ? std::vector<int64_t>{2, 3, 4}
+                                          : std::vector<int64_t>{2, 3};
+  const std::vector<int64_t> splits = max ? std::vector<int64_t>{1, 2, 4, 8}
+                                          : std::vector<int64_t>{1, 2, 4};
+  const std::vector<Warps> warps = max ? std::vector<Warps>{{2, 2}, {2, 4}, {4, 2}}
+                                       : std::vector<Warps>{};
+  for (int64_t bm : tiles)
+    for (int64_t bn : tiles) {
+      // Default: square tiles with their usual warps (2x2 for 64, 2x4 for
+      // 128), the shapes the heuristic picks from.
+      if (!max && bm != bn)
+        continue;
+      std::vector<Warps> ws = max ? warps
+                                  : std::vector<Warps>{{2, bm == 64 ? 2 : 4}};
+      for (int64_t bk : tileK)
+        for (const Warps &w : ws)
+          for (int64_t st : stages)
+            for (int64_t sk : splits)
+              out.push_back({{"path", "mma"},
+                             {"tile_m", str(bm)},
+                             {"tile_n", str(bn)},
+                             {"tile_k", str(bk)},
+                             {"warps_m", str(w.m)},
+                             {"warps_n", str(w.n)},
+                             {"stage_out", "false"},
+                             {"stages", str(st)},
+                             {"split_k", str(sk)}});
+    }
+}
+
+void wgmmaSpace(SearchLevel level, std::vector<TuningConfig> &out) {
+  struct Tile {
+    int64_t m, n, groups;
+  };
+  const bool max = level == SearchLevel::Max;
+  const std::vector<Tile> tiles =
+      max ? std::vector<Tile>{{64, 64, 1},   {64, 128, 1},  {64, 256, 1},
+                              {128, 64, 1},  {128, 128, 1}, {128, 128, 2},
+                              {128, 256, 2}, {256, 128, 2}}
+          : std::vector<Tile>{{64, 128, 1}, {128, 128, 2}, {128, 256, 2}};
+  const std::vector<int64_t> stages = max ? std::vector<int64_t>{3, 4, 5}
+                                          : std::vector<int64_t>{3, 4};
+  for (const Tile &t : tiles)
+    for (int64_t st : stages)
+      out.push_back({{"path", "wgmma"},
+                     {"tile_m", str(t.m)},
+                     {"tile_n", str(t.n)},
+                     {"tile_k", "64"},
+                     {"warpgroups", str(t.groups)},
+                     {"stages", str(st)},
+                     {"split_k", "1"}});
+}
+
+void simtSpace(SearchLevel level, std::vector<TuningConfig> &out) {
+  const bool max = level == SearchLevel::Max;
+  const std::vector<int64_t> tiles = max ? std::vector<int64_t>{32, 64, 128}
+                                         : std::vector<int64_t>{32, 64};
+  const std::vector<int64_t> tileK = max ? std::vector<int64_t>{8, 16, 32}
+                                         : std::vector<int64_t>{16};
+  for (int64_t bm : tiles)
+    for (int64_t bn : tiles)
+      for (int64_t bk : tileK)
+        out.push_back({{"path", "simt"},
+                       {"tile_m", str(bm)},
+                       {"tile_n", str(bn)},
+                       {"tile_k", str(bk)}});
+}
+
+/// Threads per row of softmax "row" and layer_norm: sub-warp teams (several
+/// rows a block) and whole blocks.
+std::vector<int64_t> rowTeams(SearchLevel level) {
+  if (level == SearchLevel::Max)
+    return {4, 8, 16, 32, 64, 128, 256, 512, 1024};
+  return {32, 128, 256, 512};
+}
+} // namespace
+
+std::optional<SearchLevel> parseSearchLevel(const std::string &text) {
+  if (text == "default")
+    return SearchLevel::Default;
+  if (text == "max")
+    return SearchLevel::Max;
+  return std::nullopt;
+}
+
+const std::set<std::string> &tuningKeys(const std::string &kind) {
+  static const std::map<std::string, std::set<std::string>> keys = {
+      {"matmul",
+       {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n",
+        "stage_out", "stages", "split_k", "warpgroups"}},
+      {"attention", {"block_m", "block_n"}},
+      {"softmax", {"variant", "block_size"}},
+      {"reduce", {"variant", "block_size"}},
+      {"layer_norm", {"block_size"}},
+      {"transpose", {"variant", "vec"}},
+      {"elementwise", {"vec"}},
+      {"fused_elementwise", {"vec"}},
+      {"slice", {"vec"}},
+      {"trilu", {"vec"}},
+      {"concat", {"vec"}},
+      {"gather", {"vec"}},
+  };
+  static const std::set<std::string> none;
+  auto it = keys.find(kind);
+  return it == keys.end() ? none : it->second;
+}
+
+std::vector<TuningConfig> searchSpace(const std::string &kind,
+                                      SearchLevel level,
+                                      const std::string &arch) {
+  std::vector<TuningConfig> out;
+  const bool max = level == SearchLevel::Max;
+  if (kind == "matmul") {
+    mmaSpace(level, out);
+    if (arch == "sm_90" || arch == "sm_90a")
+      wgmmaSpace(level, out);
+    simtSpace(level, out);
+  } else if (kind == "attention") {
+    for (int64_t bm : max ? std::vector<int64_t>{32, 64, 128}
+                          : std::vector<int64_t>{64, 128})
+      for (int64_t bn : {32, 64})
+        out.push_back({{"block_m", str(bm)}, {"block_n", str(bn)}});
+  } else if (kind == "softmax") {
+    for (int64_t t : rowTeams(level))
+      out.push_back({{"variant", "row"}, {"block_size", str(t)}});
+  } else if (kind == "layer_norm") {
+    for (int64_t t : rowTeams(level))
+      out.push_back({{"block_size", str(t)}});
+  } else if (kind == "reduce") {
+    for (int64_t b : max ? std::vector<int64_t>{32, 64, 128, 256, 512, 1024}
+                         : std::vector<int64_t>{128, 256, 512})
+      out.push_back({{"variant", "row"}, {"block_size", str(b)}});
+  } else if (kind == "transpose") {
+    out.push_back({{"variant", "tiled"}});
+    for (int64_t v : {1, 2, 4, 8})
+      out.push_back({{"variant", "index"}, {"vec", str(v)}});
+  } else if (tuningKeys(kind).count("vec")) {
+    for (int64_t v : max ? std::vector<int64_t>{1, 2, 4, 8, 16}
+                         : std::vector<int64_t>{1, 4, 8})
+      out.push_back({{"vec", str(v)}});
+  }
+  return out;
+}
+
+PrunedSpace pruneSpace(const TuningConfig &baseline,
+                       const std::vector<TuningConfig> &candidates,
+                       const CandidateCheck &check) {
+  PrunedSpace p;
+  p.kept.push_back(baseline);
+  for (const TuningConfig &c : candidates) {
+    TuningConfig normalized;
+    std::string why;
+    if (!check(c, normalized, why)) {
+      p.dropped.emplace_back(c, why);
+      continue;
+    }
+    if (std::find(p.kept.begin(), p.kept.end(), normalized) == p.kept.end())
+      p.kept.push_back(std::move(normalized));
+  }
+  return p;
+}
+
+double median(std::vector<double> ms) {
+  if (ms.empty())
+    return 0;
+  std::sort(ms.begin(), ms.end());
+  const size_t n = ms.size();
+  return n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+}
+
+Choice chooseWinner(const std::vector<Measurement> &measurements) {
+  std::vector<const Measurement *> valid;
+  for (const Measurement &m : measurements)
+    if (m.medianMs)
+      valid.push_back(&m);
+  std::sort(valid.begin(), valid.end(),
+            [](const Measurement *a, const Measurement *b) {
+              if (*a->medianMs != *b->medianMs)
+                return *a->medianMs < *b->medianMs;
+              return a->candidate < b->candidate;
+            });
+  Choice c;
+  if (!valid.empty()) {
+    c.winner = valid[0]->candidate;
+    c.winnerMs = valid[0]->medianMs;
+  }
+  if (valid.size() > 1) {
+    c.runnerUp = valid[1]->candidate;
+    c.runnerUpMs = valid[1]->medianMs;
+  }
+  return c;
+}
+
+} // namespace kiln::autotune

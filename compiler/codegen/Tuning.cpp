@@ -1,0 +1,114 @@
+//===- Tuning.cpp - LaunchSpecs as the autotuner sees them ----------------===//
+#include "compiler/codegen/Tuning.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+namespace kiln::codegen {
+
+std::string configValueText(const ConfigValue &v) {
+  switch (v.kind) {
+  case ConfigValue::Kind::Int:
+    return std::to_string(v.i);
+  case ConfigValue::Kind::Float: {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.17g", v.f);
+    return buf;
+  }
+  case ConfigValue::Kind::Bool:
+    return v.b ? "true" : "false";
+  case ConfigValue::Kind::String:
+    return v.s;
+  case ConfigValue::Kind::Ints: {
+    std::string out = "[";
+    for (size_t i = 0; i < v.ints.size(); ++i)
+      out += (i ? "," : "") + std::to_string(v.ints[i]);
+    return out + "]";
+  }
+  }
+  return "";
+}
+
+ConfigValue configValueFromText(const std::string &text) {
+  if (!text.empty()) {
+    errno = 0;
+    char *end = nullptr;
+    long long i = std::strtoll(text.c_str(), &end, 10);
+    if (errno == 0 && *end == '\0')
+      return ConfigValue::ofInt(i);
+  }
+  if (text == "true" || text == "false")
+    return ConfigValue::ofBool(text == "true");
+  return ConfigValue::ofString(text);
+}
+
+autotune::KernelSignature kernelSignature(const LaunchSpec &spec,
+                                          const autotune::Toolchain &toolchain) {
+  autotune::KernelSignature sig;
+  sig.kind = spec.kind;
+  sig.toolchain = toolchain;
+  auto buffers = [](const std::vector<BufferSpec> &bs) {
+    std::vector<autotune::TensorSignature> out;
+    for (const BufferSpec &b : bs)
+      out.push_back({dtypeName(b.dtype), b.shape, b.alignment});
+    return out;
+  };
+  sig.inputs = buffers(spec.inputs);
+  sig.outputs = buffers(spec.outputs);
+  const std::set<std::string> &keys = autotune::tuningKeys(spec.kind);
+  for (const auto &[key, value] : spec.config.all())
+    if (!keys.count(key))
+      sig.attrs.emplace(key, configValueText(value));
+  return sig;
+}
+
+autotune::TuningConfig tuningConfigOf(const LaunchSpec &spec) {
+  autotune::TuningConfig out;
+  for (const std::string &key : autotune::tuningKeys(spec.kind))
+    if (const ConfigValue *v = spec.config.find(key))
+      out.emplace(key, configValueText(*v));
+  return out;
+}
+
+bool applyTuningConfig(LaunchSpec &spec, const autotune::TuningConfig &config,
+                       const TargetOptions &target, std::string &error) {
+  const std::set<std::string> &keys = autotune::tuningKeys(spec.kind);
+  Config next;
+  for (const auto &[key, value] : spec.config.all())
+    if (!keys.count(key))
+      next.set(key, value);
+  for (const auto &[key, text] : config) {
+    if (!keys.count(key)) {
+      error = "launch @" + spec.name + " (" + spec.kind + "): '" + key +
+              "' is not a tuning key of " + spec.kind;
+      return false;
+    }
+    next.set(key, configValueFromText(text));
+  }
+  LaunchSpec trial = spec;
+  trial.config = std::move(next);
+  if (!configureLaunch(trial, error, target))
+    return false;
+  spec = std::move(trial);
+  return true;
+}
+
+autotune::PrunedSpace tuningCandidates(const LaunchSpec &configured,
+                                       autotune::SearchLevel level,
+                                       const TargetOptions &target) {
+  const std::vector<autotune::TuningConfig> space =
+      autotune::searchSpace(configured.kind, level, target.arch);
+  return autotune::pruneSpace(
+      tuningConfigOf(configured), space,
+      [&](const autotune::TuningConfig &candidate,
+          autotune::TuningConfig &normalized, std::string &why) {
+        LaunchSpec trial = configured;
+        if (!applyTuningConfig(trial, candidate, target, why))
+          return false;
+        normalized = tuningConfigOf(trial);
+        return true;
+      });
+}
+
+} // namespace kiln::codegen

@@ -1,0 +1,131 @@
+// Tests of compiler/codegen/Tuning.h: signatures, applying tuning configs
+// through configureLaunch, and search spaces pruned by configureLaunch.
+#include "compiler/codegen/Tuning.h"
+
+#include <gtest/gtest.h>
+
+using namespace kiln;
+using namespace kiln::codegen;
+
+namespace {
+
+LaunchSpec matmul(DType t, int64_t m, int64_t k, int64_t n) {
+  LaunchSpec s;
+  s.name = "MatMul_0";
+  s.kind = "matmul";
+  s.config.set("trans_a", ConfigValue::ofBool(false));
+  s.config.set("trans_b", ConfigValue::ofBool(false));
+  s.inputs = {{t, {m, k}, 256}, {t, {k, n}, 256}};
+  s.outputs = {{t, {m, n}, 256}};
+  return s;
+}
+
+LaunchSpec configured(LaunchSpec s, const TargetOptions &target = {}) {
+  std::string error;
+  EXPECT_TRUE(configureLaunch(s, error, target)) << error;
+  return s;
+}
+
+} // namespace
+
+TEST(Tuning, SignatureLeavesTuningKeysOut) {
+  LaunchSpec s = configured(matmul(DType::F16, 128, 768, 3072));
+  autotune::KernelSignature sig = kernelSignature(s, {"sm_90", "13.0", "none"});
+  EXPECT_EQ(sig.kind, "matmul");
+  EXPECT_EQ(sig.attrs.count("trans_b"), 1u);
+  EXPECT_EQ(sig.attrs.count("stages"), 0u);
+  EXPECT_EQ(sig.attrs.count("path"), 0u);
+  EXPECT_EQ(sig.inputs[1].shape, (std::vector<int64_t>{768, 3072}));
+  // The heuristics' config and a tuned one share the signature.
+  LaunchSpec tuned = s;
+  std::string error;
+  ASSERT_TRUE(applyTuningConfig(tuned, {{"path", "mma"}, {"stages", "4"}},
+                                TargetOptions(), error))
+      << error;
+  EXPECT_EQ(kernelSignature(tuned, {}).key(), kernelSignature(s, {}).key());
+  EXPECT_EQ(tuned.config.getInt("stages"), 4);
+  // Keys the entry leaves out get the heuristics' values again.
+  EXPECT_TRUE(tuned.config.has("split_k"));
+  EXPECT_EQ(tuningConfigOf(tuned).at("stages"), "4");
+}
+
+TEST(Tuning, ApplyRefusesInvalidConfigs) {
+  LaunchSpec s = configured(matmul(DType::F16, 128, 768, 3072));
+  std::string error;
+  LaunchSpec t = s;
+  EXPECT_FALSE(applyTuningConfig(t, {{"stages", "9"}}, {}, error));
+  EXPECT_NE(error.find("launch @MatMul_0 (matmul): stages must be in [2, 8]"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(t.config.getInt("stages"), s.config.getInt("stages")); // untouched
+  EXPECT_FALSE(applyTuningConfig(t, {{"trans_b", "true"}}, {}, error));
+  EXPECT_NE(error.find("'trans_b' is not a tuning key of matmul"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Tuning, CandidatesArePrunedByConfigureLaunch) {
+  TargetOptions sm90;
+  LaunchSpec s = configured(matmul(DType::F16, 128, 768, 3072), sm90);
+  autotune::PrunedSpace max =
+      tuningCandidates(s, autotune::SearchLevel::Max, sm90);
+  autotune::PrunedSpace def =
+      tuningCandidates(s, autotune::SearchLevel::Default, sm90);
+  ASSERT_FALSE(max.kept.empty());
+  EXPECT_EQ(max.kept[0], tuningConfigOf(s)); // the heuristic first
+  EXPECT_LT(def.kept.size(), max.kept.size());
+  // 128-row tiles cannot split K (a 128 x 132 f32 partial tile > 48 KiB).
+  bool refusedSplit = false;
+  for (const auto &[c, why] : max.dropped)
+    refusedSplit |= c.at("tile_m") == "128" && c.count("split_k") &&
+                    c.at("split_k") != "1" &&
+                    why.find("split_k needs") != std::string::npos;
+  EXPECT_TRUE(refusedSplit);
+  // Every kept candidate is a valid launch, and none repeats.
+  for (size_t i = 0; i < max.kept.size(); ++i) {
+    LaunchSpec t = s;
+    std::string error;
+    EXPECT_TRUE(applyTuningConfig(t, max.kept[i], sm90, error)) << error;
+    EXPECT_EQ(tuningConfigOf(t), max.kept[i]);
+    for (size_t j = 0; j < i; ++j)
+      EXPECT_NE(max.kept[i], max.kept[j]);
+  }
+  // Deterministic.
+  EXPECT_EQ(tuningCandidates(s, autotune::SearchLevel::Max, sm90).kept,
+            max.kept);
+}
+
+TEST(Tuning, CandidatesFollowDtypeAndAlignment) {
+  auto paths = [](const autotune::PrunedSpace &p) {
+    std::set<std::string> out;
+    for (const autotune::TuningConfig &c : p.kept)
+      out.insert(c.at("path"));
+    return out;
+  };
+  TargetOptions sm90;
+  // f32: no tensor-core path survives.
+  LaunchSpec f32 = configured(matmul(DType::F32, 256, 64, 256), sm90);
+  EXPECT_EQ(paths(tuningCandidates(f32, autotune::SearchLevel::Max, sm90)),
+            (std::set<std::string>{"simt"}));
+  // K = 100: A's rows are not 16-byte aligned, so no wgmma.
+  LaunchSpec odd = configured(matmul(DType::F16, 256, 100, 256), sm90);
+  EXPECT_EQ(paths(tuningCandidates(odd, autotune::SearchLevel::Max, sm90)),
+            (std::set<std::string>{"mma", "simt"}));
+  LaunchSpec big = configured(matmul(DType::F16, 1024, 1024, 1024), sm90);
+  EXPECT_EQ(paths(tuningCandidates(big, autotune::SearchLevel::Max, sm90)),
+            (std::set<std::string>{"mma", "simt", "wgmma"}));
+  TargetOptions sm80;
+  sm80.arch = "sm_80";
+  LaunchSpec big80 = configured(matmul(DType::F16, 1024, 1024, 1024), sm80);
+  EXPECT_EQ(paths(tuningCandidates(big80, autotune::SearchLevel::Max, sm80)),
+            (std::set<std::string>{"mma", "simt"}));
+}
+
+TEST(Tuning, ConfigValueText) {
+  EXPECT_EQ(configValueText(ConfigValue::ofInts({0, 2, 1})), "[0,2,1]");
+  EXPECT_EQ(configValueText(ConfigValue::ofBool(true)), "true");
+  EXPECT_EQ(configValueFromText("12").kind, ConfigValue::Kind::Int);
+  EXPECT_EQ(configValueFromText("false").kind, ConfigValue::Kind::Bool);
+  EXPECT_EQ(configValueFromText("mma").s, "mma");
+  EXPECT_EQ(configValueFromText("").kind, ConfigValue::Kind::String);
+}
