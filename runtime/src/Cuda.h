@@ -60,9 +60,11 @@ namespace kiln::rt::cuda {
 
 // Functions used when the driver has them (cuFuncGetParamInfo: CUDA 12.4+).
 // cuLaunchKernelEx (CUDA 12.0+): programmatic dependent launches.
+// cuMemsetD8Async: autotune's L2 flush between timed runs.
 #define KILN_CUDA_OPTIONAL_FUNCTIONS(X)                                        \
   X(cuFuncGetParamInfo)                                                        \
-  X(cuLaunchKernelEx)
+  X(cuLaunchKernelEx)                                                          \
+  X(cuMemsetD8Async)
 
 /// The loaded driver: one function pointer per API function, named as in
 /// <cuda.h> (so `driver.cuMemAlloc(...)` reads like a plain driver call).

@@ -3,8 +3,11 @@
 // kilnc model.onnx [-O0..-O3] [--input-shape name=1x128] [--emit=graph] -o out
 //
 //===----------------------------------------------------------------------===//
+#include "autotune/GpuMeasure.h"
+#include "autotune/Measure.h"
 #include "autotune/SearchSpace.h"
 #include "autotune/TuningCache.h"
+#include "compiler/codegen/Autotune.h"
 #include "compiler/codegen/CompiledModel.h"
 #include "compiler/codegen/Tuning.h"
 #include "compiler/nvrtc/NvrtcCompiler.h"
@@ -18,6 +21,8 @@
 #include "dialects/kernel/KernelDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <set>
 
 #include "mlir/Bytecode/BytecodeWriter.h"
 #include "mlir/IR/AsmState.h"
@@ -75,6 +80,16 @@ static cl::opt<std::string> autotuneLevel(
              "default / max: measure a small / the full candidate space on the GPU for "
              "launches the cache does not hold"),
     cl::value_desc("off|default|max"), cl::init("off"), cl::cat(kilncCategory));
+static cl::opt<double> tuneBudget(
+    "tune-budget",
+    cl::desc("With --autotune=default|max: stop measuring after this many seconds (the "
+             "launch being measured finishes; later ones keep the heuristics); 0: no limit"),
+    cl::value_desc("seconds"), cl::init(0), cl::cat(kilncCategory));
+static cl::opt<double> tuneTimeout(
+    "tune-timeout",
+    cl::desc("With --autotune=default|max: seconds a measuring worker may go without an "
+             "answer before it is killed and its candidate dropped"),
+    cl::value_desc("seconds"), cl::init(30), cl::cat(kilncCategory));
 static cl::opt<bool> explainTuning(
     "explain-tuning",
     cl::desc("Print each launch's signature, where its config came from (cache, heuristic, "
@@ -107,6 +122,94 @@ static cl::opt<bool> reportFusion(
     "report-fusion",
     cl::desc("Print each fusion region of the graph with the ONNX nodes it covers (stderr)"),
     cl::cat(kilncCategory));
+
+static kiln::autotune::SearchLevel level() {
+  return *kiln::autotune::parseSearchLevel(autotuneLevel);
+}
+
+/// --autotune=default|max: measures every tunable launch the cache lacks
+/// (in module order, until --tune-budget runs out), adds the winners to
+/// `cache` and writes it to --tuning-cache. One progress line per launch.
+static mlir::LogicalResult measureMissing(mlir::ModuleOp module,
+                                          const std::vector<kiln::LaunchTuning> &report,
+                                          kiln::autotune::SearchLevel lvl,
+                                          const kiln::codegen::TargetOptions &target,
+                                          const kiln::autotune::Toolchain &toolchain,
+                                          kiln::autotune::TuningCache &cache,
+                                          std::set<std::string> &measured) {
+  std::vector<kiln::codegen::LaunchSpec> specs;
+  bool bad = false;
+  module->walk([&](kiln::kernel::LaunchOp launch) {
+    mlir::FailureOr<kiln::codegen::LaunchSpec> spec = kiln::specFromLaunch(launch);
+    if (failed(spec))
+      bad = true;
+    else
+      specs.push_back(std::move(*spec));
+  });
+  if (bad || specs.size() != report.size())
+    return mlir::failure();
+  size_t todo = 0, done = 0, tuned = 0;
+  for (const kiln::LaunchTuning &t : report)
+    todo += t.tunable && t.source != "cache";
+  kiln::autotune::TuneBudget budget(tuneBudget);
+  for (size_t i = 0; i < report.size(); ++i) {
+    const kiln::LaunchTuning &t = report[i];
+    if (!t.tunable || t.source == "cache")
+      continue;
+    ++done;
+    llvm::errs() << "tune [" << done << "/" << todo << "] @" << t.name << " " << t.kind
+                 << ": ";
+    if (measured.count(t.signature)) {
+      llvm::errs() << "same signature as a launch measured above\n";
+      continue;
+    }
+    if (!budget.exceeded())
+      llvm::errs() << "measuring\n";
+    else {
+      llvm::errs() << "--tune-budget=" << tuneBudget.getValue()
+                   << " s used up; keeps the heuristic\n";
+      continue;
+    }
+    kiln::codegen::LaunchTuneResult r;
+    std::string error;
+    if (!kiln::codegen::tuneLaunch(specs[i], lvl, target, toolchain, tuneTimeout, r, error)) {
+      llvm::errs() << "\nkilnc: error: " << error << "\n";
+      return mlir::failure();
+    }
+    if (!r.entry) {
+      llvm::errs() << "kept the heuristic @" << t.name << " " << t.kind << ": " << r.skipped
+                   << "\n";
+    } else {
+      ++tuned;
+      const kiln::autotune::TuningEntry &e = *r.entry;
+      llvm::errs() << "tuned @" << t.name << " " << t.kind << ": " << r.candidates
+                   << " candidates, " << r.passed << " passed, winner "
+                   << kiln::autotune::printConfig(e.config) << " "
+                   << llvm::format("%.4f", *e.winnerMs) << " ms";
+      if (e.runnerUpMs)
+        llvm::errs() << ", runner-up " << llvm::format("%.4f", *e.runnerUpMs) << " ms ("
+                     << llvm::format("%.2fx", *e.runnerUpMs / std::max(*e.winnerMs, 1e-9))
+                     << ")";
+      llvm::errs() << "\n";
+      measured.insert(t.signature);
+      cache.insert(e);
+    }
+    for (const std::string &n : r.notes)
+      llvm::errs() << "  dropped: " << n << "\n";
+  }
+  llvm::errs() << "tune: " << tuned << " of " << todo << " launches measured in "
+               << llvm::format("%.1f", budget.elapsed()) << " s\n";
+  if (tuned && !tuningCachePath.empty()) {
+    std::string error;
+    if (!cache.write(tuningCachePath, error)) {
+      llvm::errs() << "kilnc: error: " << error << "\n";
+      return mlir::failure();
+    }
+  } else if (tuned) {
+    llvm::errs() << "tune: no --tuning-cache given, the results are not kept\n";
+  }
+  return mlir::success();
+}
 
 /// --explain-tuning: a block per launch.
 static void printTuningReport(const std::vector<kiln::LaunchTuning> &report,
@@ -206,7 +309,11 @@ int main(int argc, char **argv) {
     return 1;
   }
   kiln::autotune::TuningCache cache;
-  if (!tuningCachePath.empty() && !cache.read(tuningCachePath, error)) {
+  // Measuring starts a cache that does not exist yet (and writes it);
+  // without measuring, a named cache must be there.
+  const bool startCache = autotuneLevel != "off" && !tuningCachePath.empty() &&
+                          !llvm::sys::fs::exists(tuningCachePath);
+  if (!tuningCachePath.empty() && !startCache && !cache.read(tuningCachePath, error)) {
     llvm::errs() << "kilnc: error: " << error << "\n";
     return 1;
   }
@@ -218,7 +325,18 @@ int main(int argc, char **argv) {
   if (reportFusion)
     printFusionReport(*module, llvm::errs());
 
-  std::string arch = march.empty() ? kiln::defaultTargetArch() : march.getValue();
+  // Measuring runs in forked workers, which cannot use CUDA once this
+  // process has initialized it: with --autotune=default|max the GPU is
+  // probed by a worker too, never here.
+  std::string probedDriver = "none", probedArch, probeError;
+  if (autotuneLevel != "off" &&
+      !kiln::autotune::probeGpu(probedDriver, probedArch, probeError))
+    probedDriver = "none";
+  // (With no GPU found, defaultTargetArch's own probe is harmless: nothing
+  // will be measured.)
+  std::string arch = !march.empty()          ? march.getValue()
+                     : probedDriver != "none" ? probedArch
+                                              : kiln::defaultTargetArch();
   if (matmulPath != "auto" && matmulPath != "mma" && matmulPath != "wgmma" &&
       matmulPath != "simt") {
     llvm::errs() << "kilnc: error: --matmul-path=" << matmulPath
@@ -241,7 +359,7 @@ int main(int argc, char **argv) {
     lowering.matmulPath = matmulPath;
     if (failed(pm.run(*module)) || failed(kiln::lowerToKernel(*module, lowering)))
       return 1;
-    // Tuning: the cache's entries, then measuring (not yet), then --set.
+    // Tuning: the cache's entries, then measuring what it lacks, then --set.
     // Signatures carry the NVRTC version and, only when measuring is asked
     // for, the driver's: with --autotune=off no driver is queried, so a
     // compile gives the same engine with or without a GPU.
@@ -249,7 +367,7 @@ int main(int argc, char **argv) {
     toolchain.arch = arch;
     std::string nvrtcError;
     toolchain.nvrtc = kiln::nvrtc::loadNvrtc(nvrtcError) ? kiln::nvrtc::nvrtcVersion() : "none";
-    toolchain.driver = autotuneLevel == "off" ? "none" : kiln::gpuDriverVersion();
+    toolchain.driver = probedDriver;
     const bool canMeasure = autotuneLevel != "off" && toolchain.driver != "none";
     kiln::codegen::TargetOptions target;
     target.arch = arch;
@@ -267,20 +385,29 @@ int main(int argc, char **argv) {
         if (t.tunable && t.source != "cache")
           missing.push_back(&t);
       }
-      if (!missing.empty()) {
+      if (!missing.empty() && canMeasure) {
+        std::set<std::string> measured;
+        if (failed(measureMissing(*module, report, level(), target, toolchain, cache,
+                                  measured)))
+          return 1;
+        report.clear();
+        if (failed(kiln::applyTuningCache(*module, &cache, tuningCachePath, toolchain,
+                                          /*anyDriver=*/false, target, report)))
+          return 1;
+        for (kiln::LaunchTuning &t : report)
+          if (measured.count(t.signature))
+            t.source = "measured";
+      } else if (!missing.empty()) {
         llvm::errs() << "kilnc: error: --autotune=" << autotuneLevel << ": " << missing.size()
                      << " of " << tunable << " tunable launches have no entry in the tuning cache "
                      << (tuningCachePath.empty() ? std::string("(none given)")
                                                  : tuningCachePath.getValue())
                      << " (first: @" << missing.front()->name << ", " << missing.front()->kind
                      << ")";
-        if (!canMeasure)
-          llvm::errs() << ", and measuring them needs a GPU but none is present (no CUDA "
-                          "driver or device); use --autotune=off, or a cache that holds "
-                          "every launch\n";
-        else
-          llvm::errs() << ", and measuring candidates on the GPU is not implemented yet; use "
-                          "--autotune=off, or a cache that holds every launch\n";
+        llvm::errs() << ", and measuring them needs a GPU but none is present (no CUDA "
+                        "driver or device"
+                     << (probeError.empty() ? std::string() : ": " + probeError)
+                     << "); use --autotune=off, or a cache that holds every launch\n";
         return 1;
       }
     }

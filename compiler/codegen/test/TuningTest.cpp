@@ -1,6 +1,7 @@
 // Tests of compiler/codegen/Tuning.h: signatures, applying tuning configs
 // through configureLaunch, and search spaces pruned by configureLaunch.
 #include "compiler/codegen/Tuning.h"
+#include "compiler/codegen/Autotune.h"
 
 #include <gtest/gtest.h>
 
@@ -128,4 +129,36 @@ TEST(Tuning, ConfigValueText) {
   EXPECT_EQ(configValueFromText("false").kind, ConfigValue::Kind::Bool);
   EXPECT_EQ(configValueFromText("mma").s, "mma");
   EXPECT_EQ(configValueFromText("").kind, ConfigValue::Kind::String);
+}
+
+TEST(Tuning, MeasureBuffersKeepGatherIndicesInTheAxis) {
+  LaunchSpec g;
+  g.name = "Gather_0";
+  g.kind = "gather";
+  g.config.set("axis", ConfigValue::ofInt(1));
+  g.inputs = {{DType::F16, {4, 7, 3}, 16}, {DType::I64, {5}, 16}};
+  g.outputs = {{DType::F16, {4, 5, 3}, 16}};
+  std::vector<autotune::BufferDesc> in, out;
+  std::string why;
+  ASSERT_TRUE(measureBuffers(g, in, out, why)) << why;
+  ASSERT_EQ(in.size(), 2u);
+  EXPECT_EQ(in[0].dtype, "f16");
+  EXPECT_EQ(in[0].elements, 84);
+  EXPECT_EQ(in[1].dtype, "i64");
+  EXPECT_EQ(in[1].intLo, 0);
+  EXPECT_EQ(in[1].intHi, 7); // data.shape[axis]
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].elements, 60);
+  // An axis out of range: no safe indices, so the launch is not tuned.
+  g.config.set("axis", ConfigValue::ofInt(3));
+  EXPECT_FALSE(measureBuffers(g, in, out, why));
+  EXPECT_NE(why.find("gather indices"), std::string::npos) << why;
+  // Other integer inputs get the small non-zero default range.
+  LaunchSpec e;
+  e.kind = "elementwise";
+  e.inputs = {{DType::I32, {8}, 16}, {DType::I32, {8}, 16}};
+  e.outputs = {{DType::I32, {8}, 16}};
+  ASSERT_TRUE(measureBuffers(e, in, out, why)) << why;
+  EXPECT_EQ(in[1].intLo, 1);
+  EXPECT_EQ(in[1].intHi, 8);
 }

@@ -1,0 +1,160 @@
+//===- Autotune.cpp - Measuring a launch's tuning candidates --------------===//
+#include "compiler/codegen/Autotune.h"
+
+#include "autotune/GpuMeasure.h"
+#include "compiler/codegen/cuda/CudaEmitter.h"
+#include "compiler/nvrtc/NvrtcCompiler.h"
+
+namespace kiln::codegen {
+
+bool measureBuffers(const LaunchSpec &spec,
+                    std::vector<autotune::BufferDesc> &inputs,
+                    std::vector<autotune::BufferDesc> &outputs,
+                    std::string &why) {
+  inputs.clear();
+  outputs.clear();
+  auto desc = [&](const BufferSpec &b) {
+    autotune::BufferDesc d;
+    d.dtype = dtypeName(b.dtype);
+    d.elements = b.numElements();
+    return d;
+  };
+  for (const BufferSpec &b : spec.inputs)
+    inputs.push_back(desc(b));
+  for (const BufferSpec &b : spec.outputs)
+    outputs.push_back(desc(b));
+  for (const auto *list : {&inputs, &outputs})
+    for (const autotune::BufferDesc &d : *list)
+      if (!autotune::dtypeSize(d.dtype)) {
+        why = "no test data for dtype " + d.dtype;
+        return false;
+      }
+  if (spec.kind == "gather" || spec.kind == "gather_elements") {
+    // Indices within the gathered axis (non-negative: the wrap of negative
+    // ones is the same code for every candidate).
+    const int64_t axis = spec.config.getInt("axis", -1);
+    if (spec.inputs.size() != 2 || axis < 0 || axis >= spec.inputs[0].rank() ||
+        spec.inputs[0].shape[axis] <= 0) {
+      why = "no valid gather indices for this launch";
+      return false;
+    }
+    inputs[1].intLo = 0;
+    inputs[1].intHi = spec.inputs[0].shape[axis];
+  }
+  return true;
+}
+
+bool tuneLaunch(const LaunchSpec &configured, autotune::SearchLevel level,
+                const TargetOptions &target,
+                const autotune::Toolchain &toolchain, double timeoutSeconds,
+                LaunchTuneResult &result, std::string &error) {
+  result = LaunchTuneResult();
+  autotune::GpuJob job;
+  job.timeoutSeconds = timeoutSeconds;
+  if (!measureBuffers(configured, job.inputs, job.outputs, result.skipped))
+    return true;
+  const autotune::PrunedSpace space =
+      tuningCandidates(configured, level, target);
+  if (space.kept.size() < 2) {
+    result.skipped = "one valid candidate, nothing to compare";
+    return true;
+  }
+
+  // Emit every candidate; one that does not emit is dropped.
+  struct Candidate {
+    size_t space; ///< index into space.kept
+    LaunchSpec spec;
+  };
+  std::vector<Candidate> cands;
+  std::vector<nvrtc::KernelRequest> requests;
+  for (size_t i = 0; i < space.kept.size(); ++i) {
+    LaunchSpec spec = configured;
+    std::string why;
+    cuda::KernelSource src;
+    if (!applyTuningConfig(spec, space.kept[i], target, why) ||
+        !cuda::emitKernelSource(spec, src, why)) {
+      if (i == 0) {
+        result.skipped = "the reference does not emit: " + why;
+        return true;
+      }
+      result.notes.push_back(autotune::printConfig(space.kept[i]) + ": " + why);
+      continue;
+    }
+    requests.push_back({spec.name + "#" + std::to_string(i), src.entry,
+                        src.source, src.archSpecific ? "sm_90a" : ""});
+    cands.push_back({i, std::move(spec)});
+  }
+
+  // Compile in parallel; when some fail, compile one by one to drop just
+  // those (the batch call reports failures for the whole batch).
+  if (!nvrtc::loadNvrtc(error))
+    return false;
+  nvrtc::CompileOptions options;
+  options.arch = target.arch;
+  std::vector<nvrtc::CompiledKernel> compiled;
+  std::vector<bool> ok(requests.size(), true);
+  std::string why;
+  if (!nvrtc::compileKernels(requests, options, compiled, why)) {
+    compiled.assign(requests.size(), {});
+    for (size_t i = 0; i < requests.size(); ++i) {
+      std::vector<nvrtc::CompiledKernel> one;
+      std::string oneWhy;
+      if (nvrtc::compileKernels({requests[i]}, options, one, oneWhy)) {
+        compiled[i] = std::move(one[0]);
+      } else {
+        ok[i] = false;
+        result.notes.push_back(
+            autotune::printConfig(space.kept[cands[i].space]) +
+            ": does not compile");
+      }
+    }
+    if (!ok[0] || cands[0].space != 0) {
+      result.skipped = "the reference does not compile";
+      return true;
+    }
+  }
+  std::vector<size_t> spaceOf; // job candidate -> space.kept index
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (!ok[i])
+      continue;
+    autotune::GpuKernel k;
+    const nvrtc::CompiledKernel &c = compiled[i];
+    if (!c.cubin.empty()) {
+      k.image = c.cubin;
+    } else {
+      k.image.assign(c.ptx.begin(), c.ptx.end());
+      k.image.push_back('\0');
+    }
+    k.entry = c.entry;
+    const LaunchSpec &s = cands[i].spec;
+    for (int d = 0; d < 3; ++d) {
+      k.grid[d] = unsigned(s.grid[d]);
+      k.block[d] = unsigned(s.block[d]);
+    }
+    k.smem = unsigned(s.smem);
+    job.candidates.push_back(std::move(k));
+    spaceOf.push_back(cands[i].space);
+  }
+  result.candidates = job.candidates.size();
+
+  std::vector<std::string> notes;
+  std::vector<autotune::Measurement> ms = autotune::measureOnGpu(job, notes);
+  for (const std::string &n : notes)
+    result.notes.push_back(n);
+  for (const autotune::Measurement &m : ms)
+    result.passed += m.medianMs.has_value();
+  const autotune::Choice choice = autotune::chooseWinner(ms);
+  if (!choice.winner) {
+    result.skipped = "no candidate ran (the reference failed)";
+    return true;
+  }
+  autotune::TuningEntry entry;
+  entry.signature = kernelSignature(configured, toolchain);
+  entry.config = space.kept[spaceOf[*choice.winner]];
+  entry.winnerMs = choice.winnerMs;
+  entry.runnerUpMs = choice.runnerUpMs;
+  result.entry = std::move(entry);
+  return true;
+}
+
+} // namespace kiln::codegen
