@@ -62,6 +62,7 @@ bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
     const auto &k = model.kernels[i];
     ew::ImageSpec image;
     image.name = k.name;
+    image.arch = k.arch;
     if (!k.cubin.empty())
       image.cubinSection =
           (int32_t)writer.addCubin(std::vector<uint8_t>(k.cubin.begin(), k.cubin.end()));

@@ -304,6 +304,7 @@ bool compileKernels(const std::vector<KernelRequest> &requests,
     k.source = requests[i].source;
     k.ptx = e.ptx;
     k.cubin = e.cubin;
+    k.arch = requests[i].arch;
     out.push_back(std::move(k));
   }
   return true;

@@ -28,6 +28,7 @@ struct CompiledKernel {
   std::string source; // the CUDA C++ it was compiled from
   std::string ptx;    // NUL-free PTX text
   std::vector<char> cubin;
+  std::string arch; // the request's own architecture; empty: the options'
 };
 
 /// A kernel to compile.

@@ -614,6 +614,9 @@ kiln_status verifyImages(const EngineView &view, const fb::Plan *plan,
       return invalid(source, name + ": name holds a NUL");
     if (img->cubin_section() < 0 && img->ptx_section() < 0)
       return invalid(source, name + ": has neither a cubin nor a PTX section");
+    if (img->arch() && !isArchName(img->arch()->str()))
+      return invalid(source, name + ": arch is not a GPU architecture like "
+                                    "'sm_90a'");
     if (img->cubin_section() >= 0) {
       uint32_t idx = uint32_t(img->cubin_section());
       if (idx >= view.sections.size() ||

@@ -183,7 +183,8 @@ std::vector<uint8_t> buildPlan(const PlanSpec &p) {
   for (const ImageSpec &img : p.images)
     images.push_back(
         fb::CreateImage(fbb, img.cubinSection, img.ptxSection,
-                        img.name.empty() ? 0 : fbb.CreateString(img.name)));
+                        img.name.empty() ? 0 : fbb.CreateString(img.name),
+                        img.arch.empty() ? 0 : fbb.CreateString(img.arch)));
   std::vector<flatbuffers::Offset<fb::Kernel>> kernels;
   for (const KernelSpec &k : p.kernels) {
     std::vector<fb::Arg> args;

@@ -197,8 +197,12 @@ kiln_status EngineData::loadImage(DeviceState &dev, const fb::Image &image,
       format("engine '%s': image %u", view.source.c_str(), imageIndex);
   if (image.name())
     what += " '" + printable(image.name()->str()) + "'";
+  // The image's own architecture (an sm_90a wgmma kernel), else the
+  // engine's; both verified when loading.
+  const std::string imageArch =
+      image.arch() && image.arch()->size() ? image.arch()->str() : arch;
   Arch built;
-  parseArch(arch, built); // verified when loading
+  parseArch(imageArch, built);
 
   std::string failures;
   auto tryLoad = [&](int32_t section, const char *kind) -> bool {
@@ -235,7 +239,7 @@ kiln_status EngineData::loadImage(DeviceState &dev, const fb::Image &image,
         KILN_INCOMPATIBLE_DEVICE,
         format("%s: the engine was built for %s, which %s cannot run%s; "
                "rebuild the engine for this GPU (kilnc --arch=%s)",
-               what.c_str(), arch.c_str(), dev.describe().c_str(),
+               what.c_str(), imageArch.c_str(), dev.describe().c_str(),
                image.ptx_section() >= 0 ? "" : " (and it holds no PTX)",
                archName(dev.ccMajor, dev.ccMinor).c_str()));
   if (!loaded)

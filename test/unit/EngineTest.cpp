@@ -1031,6 +1031,9 @@ std::vector<SemanticCase> semanticCases() {
          f.plan.images[1] = {-1, -1, "none"};
        },
        "image 1: has neither a cubin nor a PTX section"},
+      {"image arch",
+       [](Fixture &f) { f.plan.images[0].arch = "gfx90a"; },
+       "image 0: arch is not a GPU architecture like 'sm_90a'"},
       {"image cubin is PTX",
        [](Fixture &f) {
          f.plan.images[0].cubinSection = int32_t(f.ptxSection);

@@ -114,10 +114,15 @@ int main(int argc, char **argv) {
                   plan->is_static() ? "static (replayed as a CUDA graph)" : "dynamic");
       for (size_t i = 0; i < n; ++i) {
         const fb::Kernel *k = plan->kernels()->Get(plan->launch_order()->Get(i));
-        std::printf("  #%-3zu %-32s entry %s grid [%u,%u,%u] block [%u,%u,%u] smem %u%s\n", i,
+        const fb::Image *img = plan->images() && k->image() < plan->images()->size()
+                                   ? plan->images()->Get(k->image())
+                                   : nullptr;
+        const std::string imgArch =
+            img && img->arch() ? " arch " + img->arch()->str() : std::string();
+        std::printf("  #%-3zu %-32s entry %s grid [%u,%u,%u] block [%u,%u,%u] smem %u%s%s\n", i,
                     k->name()->c_str(), k->entry()->c_str(), k->grid()->x(), k->grid()->y(),
                     k->grid()->z(), k->block()->x(), k->block()->y(), k->block()->z(),
-                    k->dynamic_shared_bytes(),
+                    k->dynamic_shared_bytes(), imgArch.c_str(),
                     k->programmatic_launch() ? " programmatic" : "");
         if (k->nodes() || k->bytes() || k->flops())
           std::printf("        nodes: %s; operand bytes %s; flops %llu\n",

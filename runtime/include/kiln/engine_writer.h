@@ -78,6 +78,9 @@ struct ImageSpec {
   int32_t cubinSection = -1; ///< from addCubin, or -1
   int32_t ptxSection = -1;   ///< from addPtx, or -1
   std::string name;
+  /// Compiled for this architecture rather than the engine's ("sm_90a");
+  /// empty: the engine's.
+  std::string arch;
 };
 
 struct Dim3 {
