@@ -232,7 +232,11 @@ uint64_t estimateFlops(const LaunchSpec &spec) {
     std::string why;
     if (!cuda::attentionLayout(spec, l, why))
       return 0;
-    return 2 * static_cast<uint64_t>(l.b0 * l.b1 * l.sq * l.sk) *
+    // Causal (Sq == Sk): query i reads keys 0..i only.
+    const int64_t pairs = spec.config.getBool("causal") && l.sq == l.sk
+                              ? l.sq * (l.sq + 1) / 2
+                              : l.sq * l.sk;
+    return 2 * static_cast<uint64_t>(l.b0 * l.b1 * pairs) *
            static_cast<uint64_t>(l.d + l.dv);
   }
   if (spec.kind == "conv" && spec.inputs.size() >= 2 &&

@@ -1200,6 +1200,13 @@ Tensor evalAttention(graph::AttentionOp op, ArrayRef<Tensor> in,
   }
   if (in.size() > 3)
     s = evalBinary(Bin::Add, s, in[3], t, scoresShape);
+  // Causal: key j > query i is -inf (Sq == Sk, verified).
+  if (op.getCausal()) {
+    const int64_t sq = scoresShape[rank - 2], sk = scoresShape[rank - 1];
+    for (int64_t i = 0, n = s.numElements(); i < n; ++i)
+      if (i % sk > (i / sk) % sq)
+        s.floats()[i] = -std::numeric_limits<double>::infinity();
+  }
   if (op.getSoftmaxF32())
     s = evalCast(evalSoftmax(evalCast(s, DType::F32), rank - 1, false), t);
   else

@@ -484,7 +484,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
                                    {"k_perm", ints(a.getKPerm())},
                                    {"v_perm", ints(a.getVPerm())},
                                    {"out_perm", ints(a.getOutPerm())},
-                                   {"nan_to_zero", boolean(a.getNanToZero())}});
+                                   {"nan_to_zero", boolean(a.getNanToZero())},
+                                   {"causal", boolean(a.getCausal())}});
         if (auto h = a.getQHeads())
           c.set("q_heads", ints(*h));
         if (auto h = a.getKHeads())

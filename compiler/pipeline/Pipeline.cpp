@@ -9,20 +9,23 @@ namespace kiln {
 
 static const OptLevelConfig kOptLevels[] = {
     // level, canonicalize, foldConstants, fuse, epilogues, raiseNorms,
-    // attention, siblings, summary
-    {0, false, false, false, false, false, false, false, "import only: shape subgraphs folded, nothing else"},
-    {1, true, true, false, false, false, false, false, "canonicalize and fold constants"},
+    // attention, siblings, causal, summary
+    {0, false, false, false, false, false, false, false, false, "import only: shape subgraphs folded, nothing else"},
+    {1, true, true, false, false, false, false, false, false, "canonicalize and fold constants"},
     // Matmul epilogues, raised RMSNorm, flash attention and merged Q/K/V
     // projections read in place by the attention are checked by the
     // evaluator and NVRTC in CI and were checked on an H200 (2026-12-02:
     // engines vs onnxruntime and the evaluator, zoo rows vs PyTorch), so -O2
     // has them. New rewrites start at -O3 and join -O2 once a GPU run has
-    // checked them; -O3 has none of its own today.
-    {2, true, true, true, true, true, true, true,
+    // checked them: today the causal attention (constant -inf causal masks
+    // as `causal`, the kernel skipping key blocks above the diagonal), checked
+    // by the evaluator and NVRTC only.
+    {2, true, true, true, true, true, true, true, false,
      "-O1, elementwise fusion, matmul epilogues, single-kernel RMSNorm, flash "
      "attention, Q/K/V projections merged"},
-    {3, true, true, true, true, true, true, true,
-     "-O2 (and rewrites not yet checked on a GPU: none today)"},
+    {3, true, true, true, true, true, true, true, true,
+     "-O2 and rewrites not yet checked on a GPU: causal attention skipping "
+     "masked key blocks"},
 };
 
 const OptLevelConfig &optLevelConfig(unsigned level) {
@@ -56,6 +59,7 @@ void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level,
   if (cfg.attention) {
     RaiseAttentionPassOptions attention;
     attention.foldHeadSlices = cfg.siblings;
+    attention.causal = cfg.causal;
     pm.addPass(createRaiseAttentionPass(attention));
   }
   if (cfg.fuse) {

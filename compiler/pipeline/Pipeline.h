@@ -18,6 +18,8 @@ struct OptLevelConfig {
   bool attention;  ///< kiln-raise-attention: one flash-attention kernel
   bool siblings;   ///< kiln-merge-siblings (Q/K/V as one matmul) and heads
                    ///< read out of fused projections by the attention
+  bool causal;     ///< kiln-raise-attention causal: a constant causal mask
+                   ///< becomes `causal` (fully masked key blocks skipped)
   const char *summary;
 };
 

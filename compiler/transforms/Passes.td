@@ -130,11 +130,19 @@ def RaiseAttentionPass : Pass<"kiln-raise-attention", "mlir::ModuleOp"> {
     transpose that is the result's only user, fold into the op's
     permutations when they keep the head dimension innermost; with
     `fold-head-slices`, so do slices that split heads out of one fused
-    projection (q_heads/k_heads/v_heads).
+    projection (q_heads/k_heads/v_heads). With `causal`, a constant bias
+    that is exactly a causal mask (Sq == Sk, 0 where key j <= query i, -inf
+    or <= -1e30 where j > i, the same for every batch and head) becomes the
+    op's `causal` attribute, which gives bitwise the same result (exp of
+    such a masked score is 0 in f32); a finite mask such as -1e4, or one
+    computed at run time, stays a bias.
   }];
   let options = [
     Option<"foldHeadSlices", "fold-head-slices", "bool", /*default=*/"true",
            "Read Q, K and V heads out of a fused projection in place">,
+    Option<"causal", "causal", "bool", /*default=*/"false",
+           "Replace a constant causal bias (0 where key <= query, -inf or "
+           "<= -1e30 above) by the `causal` attribute">,
   ];
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }

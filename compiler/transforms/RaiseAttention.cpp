@@ -22,6 +22,7 @@
 // scores are not needed elsewhere).
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/evaluator/Tensor.h"
 #include "compiler/transforms/MatchUtils.h"
 #include "compiler/transforms/Passes.h"
 #include "dialects/graph/GraphOps.h"
@@ -214,10 +215,39 @@ headSlice(Value v, ArrayRef<int64_t> perm, Value &source,
   return std::array<int64_t, 2>{starts[n - 1] / d, out[2]};
 }
 
+/// Whether `bias` is a constant that is exactly a causal mask over scores
+/// [..., sq, sk] with sq == sk: 0 where key j <= query i and -inf or at most
+/// -1e30 where j > i, for every batch and head (its last two axes are sq and
+/// sk, the leading ones broadcast). Replacing it by `causal` is then exact:
+/// adding 0 changes nothing, and a masked score of -inf, or one at most -1e30
+/// plus a score, has exp() = 0 in f32 as -inf does (while exp(-1e4 + s)
+/// need not underflow, so a finite -1e4 mask stays a bias). That holds for
+/// finite scores: a masked score that overflowed to +inf (or is NaN) gives
+/// NaN through the bias but -inf through `causal`.
+bool isCausalMask(Value bias, int64_t sq, int64_t sk) {
+  auto c = bias.getDefiningOp<g::ConstantOp>();
+  if (!c || sq != sk)
+    return false;
+  ArrayRef<int64_t> shape = tensorOf(bias).getShape();
+  if (shape.size() < 2 || shape[shape.size() - 2] != sq || shape.back() != sk)
+    return false;
+  // Folded constants are dense resources as often as dense attributes.
+  FailureOr<kiln::eval::Tensor> t = kiln::eval::tensorFromAttr(c.getValue());
+  if (failed(t) || !isa<FloatType>(tensorOf(bias).getElementType()))
+    return false;
+  const std::vector<double> &x = t->floats();
+  for (int64_t i = 0, n = x.size(); i < n; ++i) {
+    const int64_t row = (i / sk) % sq, col = i % sk;
+    if (col <= row ? x[i] != 0.0 : !(x[i] <= -1e30))
+      return false;
+  }
+  return (int64_t)x.size() == tensorOf(bias).getNumElements();
+}
+
 struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
-  RaiseAttention(MLIRContext *ctx, bool foldHeadSlices)
-      : OpRewritePattern(ctx), foldHeadSlices(foldHeadSlices) {}
-  bool foldHeadSlices;
+  RaiseAttention(MLIRContext *ctx, bool foldHeadSlices, bool causal)
+      : OpRewritePattern(ctx), foldHeadSlices(foldHeadSlices), causal(causal) {}
+  bool foldHeadSlices, causal;
   LogicalResult matchAndRewrite(g::MatMulOp pv,
                                 PatternRewriter &rewriter) const override {
     SmallVector<Location> locs;
@@ -394,6 +424,13 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
       if (!vv.view)
         heads[2] = headSlice(vv.value, vPerm, sources[2], views[2]);
     }
+    // A constant causal mask becomes `causal`, which skips the masked key
+    // blocks instead of reading the mask.
+    bool isCausal = false;
+    if (causal && bias && isCausalMask(bias, qs[rank - 2], ks[rank - 1])) {
+      isCausal = true;
+      bias = Value();
+    }
     // Nothing fails from here on.
     Viewed *viewed[3] = {&qv, &kv, &vv};
     Value *operands[3] = {&q, &k, &v};
@@ -449,7 +486,8 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
         rewriter.getDenseI64ArrayAttr(qPerm), rewriter.getDenseI64ArrayAttr(kPerm),
         rewriter.getDenseI64ArrayAttr(vPerm), rewriter.getDenseI64ArrayAttr(outPerm),
         headsAttr(0), headsAttr(1), headsAttr(2),
-        group > 1 ? rewriter.getI64IntegerAttr(group) : IntegerAttr());
+        group > 1 ? rewriter.getI64IntegerAttr(group) : IntegerAttr(),
+        isCausal ? rewriter.getUnitAttr() : UnitAttr());
     rewriter.replaceOp(replaced, att.getResult());
     return success();
   }
@@ -460,7 +498,7 @@ struct RaiseAttentionPass
   using RaiseAttentionPassBase::RaiseAttentionPassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseAttention>(&getContext(), foldHeadSlices);
+    patterns.add<RaiseAttention>(&getContext(), foldHeadSlices, causal);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

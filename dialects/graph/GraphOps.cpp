@@ -501,6 +501,10 @@ LogicalResult AttentionOp::verify() {
     return failure();
   if (getScaleDivides() && !getScale())
     return emitOpError() << "scale_divides needs a scale";
+  // Only Sq == Sk, where the top-left and bottom-right conventions agree.
+  if (getCausal() && q[rank - 2] != k[rank - 2])
+    return emitOpError() << "causal needs as many queries as keys, got "
+                         << q[rank - 2] << " and " << k[rank - 2];
   return verifyResultShape(*this, expected);
 }
 

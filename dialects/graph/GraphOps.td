@@ -294,7 +294,11 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
     fused projection. With `q_per_kv = G` (rank 4, grouped-query attention)
     K and V have 1/G of Q's heads and query head h reads KV head h / G: the
     result is that of K and V with each head repeated G times in a row
-    (HF's repeat_kv), which the kernel never writes out. Every perm keeps the
+    (HF's repeat_kv), which the kernel never writes out. With `causal`
+    query i attends to key j only when j <= i: after the scaling and the
+    bias, the scores of pairs with j > i are -inf (so the kernel skips key
+    blocks wholly above the diagonal). It needs Sq == Sk, where PyTorch's
+    top-left `is_causal` and a bottom-right alignment agree. Every perm keeps the
     last axis last (the head dimension stays contiguous), so the kernel reads
     the operands where they are.
 
@@ -317,7 +321,7 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
                    OptionalAttr<DenseI64ArrayAttr>:$q_heads,
                    OptionalAttr<DenseI64ArrayAttr>:$k_heads,
                    OptionalAttr<DenseI64ArrayAttr>:$v_heads,
-                   OptionalAttr<I64Attr>:$q_per_kv);
+                   OptionalAttr<I64Attr>:$q_per_kv, UnitAttr:$causal);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$q `,` $k `,` $v (`,` $bias^)? attr-dict `:` "
                        "type($q) `,` type($k) `,` type($v) (`,` type($bias)^)? "

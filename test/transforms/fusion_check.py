@@ -12,6 +12,7 @@ that silently stopped fusing fails too.
 Prints one line per pattern and 'fusion_check: N passed, M failed'."""
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -48,9 +49,12 @@ def patterns():
     MatMul + Add, so the product is rounded before the bias: within 1e-6
     relative of -O1's single rounding, not bitwise),
     "attention" for one graph.attention at -O3 with every transpose, softmax
-    and matmul folded into it, "gqa-attention" for that with K and V read
-    unrepeated (q_per_kv, no Expand left), or "no-attention" for none at
-    -O3)."""
+    and matmul folded into it and any mask kept as its bias (not `causal`),
+    "gqa-attention" for that with K and V read unrepeated (q_per_kv, no
+    Expand left), "causal-attention" for one whose constant causal mask
+    became `causal` at -O3 (no bias left) but not at -O2,
+    "causal-gqa-attention" for both, or "no-attention"
+    for none at -O3)."""
     yield "silu_mul_add_f16", model(
         [N("Sigmoid", ["x"], ["s"]), N("Mul", ["x", "s"], ["m"]), N("Mul", ["m", "x"], ["mm"]),
          N("Add", ["mm", "y"], ["out"])],
@@ -254,8 +258,23 @@ def patterns():
          const("ax1", np.array([1], np.int64)), const("ninf", np.float16(-np.inf)),
          const("c", np.float16(0.3535)), const("zero", np.float16(0)),
          const("flat", np.array([-1, 16, 64], np.int64)),
-         const("kshape", np.array([1, 4, 64, 16], np.int64))] + gqa_consts), "gqa-attention"
+         const("kshape", np.array([1, 4, 64, 16], np.int64))] + gqa_consts), "causal-gqa-attention"
     BF16 = TensorProto.BFLOAT16
+    # GPT-2's causal mask as HF computes it, Where(Less(col, row)... as
+    # Range/Unsqueeze/Less/Where over constants, -inf above the diagonal:
+    # folded to a constant, it becomes `causal` at -O3 (bitwise the same:
+    # exp(-inf) = 0 either way) and stays a bias at -O2.
+    yield "attention_gpt2_causal_f16", model(
+        [N("Range", ["zero", "seq", "one"], ["r"]),
+         N("Unsqueeze", ["r", "ax1"], ["rows"]), N("Unsqueeze", ["r", "ax0"], ["cols"]),
+         N("Less", ["rows", "cols"], ["above"]),
+         N("Where", ["above", "ninf", "fzero"], ["mask"])] + bhsd,
+        [vi("q", F16, [2, 16, 4, 32]), vi("k", F16, [2, 16, 4, 32]), vi("v", F16, [2, 16, 4, 32])],
+        [vi("out", F16, [2, 16, 4, 32])],
+        [const("scale", np.float16(0.1767767)), const("zero", np.int64(0)),
+         const("seq", np.int64(16)), const("one", np.int64(1)),
+         const("ax0", np.array([0], np.int64)), const("ax1", np.array([1], np.int64)),
+         const("ninf", np.float16(-np.inf)), const("fzero", np.float16(0))]), "causal-attention"
     yield "attention_rank3_bf16", model(
         [N("Transpose", ["k"], ["kt"], perm=[0, 2, 1]), N("MatMul", ["q", "kt"], ["s"]),
          N("Softmax", ["s"], ["p"], axis=2), N("MatMul", ["p", "v"], ["out"])],
@@ -336,11 +355,19 @@ def main():
             nm = r.stdout.count('graph.fusion "matmul"')
             n2 = run([a.kilnc, path, "-O2", "--emit=graph"]).stdout.count("graph.fusion")
             na = r.stdout.count("graph.attention")
-            if regions in ("attention", "gqa-attention", "no-attention"):
+            if regions in ("attention", "gqa-attention", "causal-attention",
+                           "causal-gqa-attention", "no-attention"):
                 folded = not any(f"graph.{o} " in r.stdout
                                  for o in ("transpose", "softmax", "slice", "expand"))
-                if regions == "gqa-attention":
+                if regions.endswith("gqa-attention"):
                     folded = folded and "q_per_kv" in r.stdout
+                # `causal` (sorted first among the attributes) right after
+                # the three operands q, k, v: the mask operand is gone.
+                causal = re.search(r"graph\.attention %[^ ,]+, %[^ ,]+, %[^ ,]+ \{causal",
+                                   r.stdout) is not None
+                causal2 = "{causal" in run([a.kilnc, path, "-O2", "--emit=graph"]).stdout
+                if causal2 or causal != regions.startswith("causal-"):
+                    folded = False
                 if r.returncode or (regions != "no-attention" and (na != 1 or not folded)) or \
                         (regions == "no-attention" and na):
                     why = f"-O3 made {na} graph.attention ops (folded everything: {folded}), " \
@@ -360,6 +387,9 @@ def main():
             passed += 1
             what = "1 graph.attention" if regions == "attention" else \
                 "1 graph.attention with q_per_kv" if regions == "gqa-attention" else \
+                "1 causal graph.attention (a bias at -O2)" if regions == "causal-attention" else \
+                "1 causal graph.attention with q_per_kv (a bias at -O2)" \
+                if regions == "causal-gqa-attention" else \
                 "no graph.attention" if regions == "no-attention" else \
                 "1 matmul region" if regions == "matmul" else \
                 "Gemm split into 1 matmul region" if regions == "gemm" else \

@@ -26,6 +26,8 @@ bool configureAttention(LaunchSpec &s, std::string &error) {
   std::string why;
   if (!attentionLayout(s, l, why))
     return fail(why);
+  if (s.config.getBool("causal") && l.sq != l.sk)
+    return fail("causal needs as many queries as keys");
   const DType t = s.outputs[0].dtype;
   if (t != DType::F16 && t != DType::BF16)
     return fail("the flash-attention kernel takes f16 or bf16");
@@ -103,9 +105,10 @@ bool emitAttention(const LaunchSpec &s, KernelSource &out,
      << ", O_LD = " << lit(l.out[2]) << ";\n";
   os << "  static constexpr bool Q_VEC = " << (qVec ? "true" : "false")
      << ", KV_VEC = " << (kvVec ? "true" : "false")
-     << ", HAS_BIAS = " << (l.hasBias ? "true" : "false")
-     << ", NAN_TO_ZERO = "
-     << (s.config.getBool("nan_to_zero") ? "true" : "false") << ";\n";
+     << ", HAS_BIAS = " << (l.hasBias ? "true" : "false") << ", NAN_TO_ZERO = "
+     << (s.config.getBool("nan_to_zero") ? "true" : "false")
+     << ", CAUSAL = " << (s.config.getBool("causal") ? "true" : "false")
+     << ";\n";
   os << "  static constexpr float SCALE_LOG2 = "
      << floatLiteral(scale * 1.4426950408889634, true) << ";\n";
   // Batch z = (b0 index) * b1 + query head; K and V's head is the query

@@ -800,6 +800,44 @@ void buildCases() {
                         buf(DType::I64, {3, 4, 5}), 1);
     g.config.set("axis", ConfigValue::ofInt(1));
   }
+  // Flash attention, [batch, heads, seq, 64] f16 in canonical order; causal
+  // ones skip the key blocks above the diagonal (seq 200: a ragged last
+  // block, its rows and keys past 200 masked too), and with a bias the mask
+  // applies after it.
+  auto attention = [](const std::string &name, DType t, int64_t seq,
+                      bool causal, bool bias) -> LaunchSpec & {
+    std::vector<BufferSpec> ins(3, buf(t, {2, 4, seq, 64}));
+    if (bias)
+      ins.push_back(buf(t, {1, 1, seq, seq}));
+    LaunchSpec &s = add(name, "attention", ins, buf(t, {2, 4, seq, 64}));
+    for (const char *perm : {"q_perm", "k_perm", "v_perm", "out_perm"})
+      s.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
+    s.config.set("scale", ConfigValue::ofFloat(0.125));
+    s.config.set("causal", ConfigValue::ofBool(causal));
+    return s;
+  };
+  attention("attention_f16_128", DType::F16, 128, false, true);
+  expect({"CAUSAL = false", "HAS_BIAS = true"});
+  attention("attention_causal_f16_128", DType::F16, 128, true, false);
+  expect({"CAUSAL = true", "HAS_BIAS = false"});
+  attention("attention_causal_bf16_200", DType::BF16, 200, true, false);
+  expect({"CAUSAL = true", "SQ = 200"});
+  attention("attention_causal_bias_f16_200", DType::F16, 200, true, true);
+  expect({"CAUSAL = true", "HAS_BIAS = true"});
+  {
+    // The kernel's mask is j <= i: Sq != Sk has no causal launch.
+    LaunchSpec s;
+    s.name = "attention_causal_ragged_keys";
+    s.kind = "attention";
+    s.inputs = {buf(DType::F16, {2, 4, 64, 64}),
+                buf(DType::F16, {2, 4, 128, 64}),
+                buf(DType::F16, {2, 4, 128, 64})};
+    s.outputs = {buf(DType::F16, {2, 4, 64, 64})};
+    for (const char *perm : {"q_perm", "k_perm", "v_perm", "out_perm"})
+      s.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
+    s.config.set("causal", ConfigValue::ofBool(true));
+    rejects.push_back({s, "causal needs as many queries as keys"});
+  }
 }
 
 /// TargetOptions: --matmul-path picks wgmma only on sm_90 and only where it

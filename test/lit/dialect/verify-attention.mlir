@@ -108,3 +108,20 @@ func.func @gqa_zero(%q: tensor<2x4x16x64xf16>) -> tensor<2x4x16x64xf16> {
   %0 = graph.attention %q, %q, %q {q_per_kv = 0 : i64, q_perm = array<i64: 0, 1, 2, 3>, k_perm = array<i64: 0, 1, 2, 3>, v_perm = array<i64: 0, 1, 2, 3>, out_perm = array<i64: 0, 1, 2, 3>} : tensor<2x4x16x64xf16>, tensor<2x4x16x64xf16>, tensor<2x4x16x64xf16> -> tensor<2x4x16x64xf16>
   return %0 : tensor<2x4x16x64xf16>
 }
+
+// -----
+
+// Causal attention with a bias (added before the mask) round-trips.
+func.func @causal_ok(%q: tensor<2x16x64xf16>, %m: tensor<16x16xf16>) -> tensor<2x16x64xf16> {
+  %0 = graph.attention %q, %q, %q, %m {causal, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<16x16xf16> -> tensor<2x16x64xf16>
+  return %0 : tensor<2x16x64xf16>
+}
+
+// -----
+
+// Causal needs Sq == Sk (no convention for aligning a shorter query block).
+func.func @causal_ragged(%q: tensor<2x8x64xf16>, %k: tensor<2x16x64xf16>) -> tensor<2x8x64xf16> {
+  // expected-error @+1 {{causal needs as many queries as keys, got 8 and 16}}
+  %0 = graph.attention %q, %k, %k {causal, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<2x8x64xf16>, tensor<2x16x64xf16>, tensor<2x16x64xf16> -> tensor<2x8x64xf16>
+  return %0 : tensor<2x8x64xf16>
+}

@@ -1,4 +1,7 @@
 // RUN: kiln-opt %s -kiln-raise-attention -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -kiln-raise-attention=causal=true -split-input-file | FileCheck %s --check-prefix=CAUSAL
+// RUN: kiln-opt %s -kiln-graph-O2 -split-input-file | FileCheck %s --check-prefix=O2
+// RUN: kiln-opt %s -kiln-graph-O3 -split-input-file | FileCheck %s --check-prefix=O3
 
 // BERT's form: head transposes around matmul, scale, additive mask, softmax,
 // matmul; every transpose folds into the op's permutations.
@@ -224,4 +227,87 @@ func.func @k_not_transposed(%q: tensor<2x16x64xf16>, %k: tensor<2x64x16xf16>, %v
   %p = graph.softmax %s {axis = 2 : i64} : tensor<2x16x16xf16>
   %o = graph.matmul %p, %v : tensor<2x16x16xf16>, tensor<2x16x64xf16> -> tensor<2x16x64xf16>
   return %o : tensor<2x16x64xf16>
+}
+
+// -----
+
+// A constant causal mask (0 on and below the diagonal, -inf above) becomes
+// `causal` with the causal option (-O3), which is exact; without it (-O2)
+// it stays the bias.
+// CHECK-LABEL: func.func @causal_inf
+//  CHECK:        graph.attention %arg0, %arg1, %arg2, %{{.+}} {k_perm
+//  CHECK-NOT:    {causal
+// CAUSAL-LABEL: func.func @causal_inf
+//  CAUSAL:        graph.attention %arg0, %arg1, %arg2 {causal, k_perm = array<i64: 0, 1, 2, 3>, out_perm = array<i64: 0, 1, 2, 3>, q_perm = array<i64: 0, 1, 2, 3>, scale = 8.000000e+00 : f64, scale_divides, v_perm = array<i64: 0, 1, 2, 3>} : tensor<1x2x4x64xf16>, tensor<1x2x4x64xf16>, tensor<1x2x4x64xf16> -> tensor<1x2x4x64xf16>
+//  CAUSAL-NOT:    graph.softmax
+// O2-LABEL: func.func @causal_inf
+//  O2:        graph.attention %arg0, %arg1, %arg2, %{{.+}} {k_perm
+//  O2-NOT:    {causal
+// O3-LABEL: func.func @causal_inf
+//  O3:        graph.attention %arg0, %arg1, %arg2 {causal, k_perm
+func.func @causal_inf(%q: tensor<1x2x4x64xf16>, %k: tensor<1x2x4x64xf16>, %v: tensor<1x2x4x64xf16>) -> tensor<1x2x4x64xf16> {
+  %c = graph.constant dense<8.0> : tensor<f16>
+  %m = graph.constant dense<[[[[0.0, 0xFC00, 0xFC00, 0xFC00], [0.0, 0.0, 0xFC00, 0xFC00], [0.0, 0.0, 0.0, 0xFC00], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf16>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x4x64xf16> -> tensor<1x2x64x4xf16>
+  %s = graph.matmul %q, %kt : tensor<1x2x4x64xf16>, tensor<1x2x64x4xf16> -> tensor<1x2x4x4xf16>
+  %ss = graph.div %s, %c : tensor<1x2x4x4xf16>, tensor<f16> -> tensor<1x2x4x4xf16>
+  %sm = graph.add %ss, %m : tensor<1x2x4x4xf16>, tensor<1x1x4x4xf16> -> tensor<1x2x4x4xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<1x2x4x4xf16>
+  %o = graph.matmul %p, %v : tensor<1x2x4x4xf16>, tensor<1x2x4x64xf16> -> tensor<1x2x4x64xf16>
+  return %o : tensor<1x2x4x64xf16>
+}
+
+// -----
+
+// Negative: a finite -1e4 above the diagonal stays a bias (exp(score -
+// 1e4) need not be 0 in f32, so `causal` could change the result).
+// CAUSAL-LABEL: func.func @causal_finite
+//  CAUSAL:        graph.attention %arg0, %arg1, %arg2, %{{.+}} {k_perm
+//  CAUSAL-NOT:    {causal
+// O3-LABEL: func.func @causal_finite
+//  O3:        graph.attention %arg0, %arg1, %arg2, %{{.+}} {k_perm
+func.func @causal_finite(%q: tensor<1x2x4x64xf16>, %k: tensor<1x2x4x64xf16>, %v: tensor<1x2x4x64xf16>) -> tensor<1x2x4x64xf16> {
+  %c = graph.constant dense<8.0> : tensor<f16>
+  %m = graph.constant dense<[[[[0.0, -1.0e+04, -1.0e+04, -1.0e+04], [0.0, 0.0, -1.0e+04, -1.0e+04], [0.0, 0.0, 0.0, -1.0e+04], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf16>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x4x64xf16> -> tensor<1x2x64x4xf16>
+  %s = graph.matmul %q, %kt : tensor<1x2x4x64xf16>, tensor<1x2x64x4xf16> -> tensor<1x2x4x4xf16>
+  %ss = graph.div %s, %c : tensor<1x2x4x4xf16>, tensor<f16> -> tensor<1x2x4x4xf16>
+  %sm = graph.add %ss, %m : tensor<1x2x4x4xf16>, tensor<1x1x4x4xf16> -> tensor<1x2x4x4xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<1x2x4x4xf16>
+  %o = graph.matmul %p, %v : tensor<1x2x4x4xf16>, tensor<1x2x4x64xf16> -> tensor<1x2x4x64xf16>
+  return %o : tensor<1x2x4x64xf16>
+}
+
+// -----
+
+// Negative: -inf also on a diagonal element (row 2) is not a causal mask.
+// CAUSAL-LABEL: func.func @causal_diagonal_masked
+//  CAUSAL:        graph.attention %arg0, %arg1, %arg2, %{{.+}} {k_perm
+//  CAUSAL-NOT:    {causal
+func.func @causal_diagonal_masked(%q: tensor<1x2x4x64xf16>, %k: tensor<1x2x4x64xf16>, %v: tensor<1x2x4x64xf16>) -> tensor<1x2x4x64xf16> {
+  %c = graph.constant dense<8.0> : tensor<f16>
+  %m = graph.constant dense<[[[[0.0, 0xFC00, 0xFC00, 0xFC00], [0.0, 0.0, 0xFC00, 0xFC00], [0.0, 0.0, 0xFC00, 0xFC00], [0.0, 0.0, 0.0, 0.0]]]]> : tensor<1x1x4x4xf16>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x4x64xf16> -> tensor<1x2x64x4xf16>
+  %s = graph.matmul %q, %kt : tensor<1x2x4x64xf16>, tensor<1x2x64x4xf16> -> tensor<1x2x4x4xf16>
+  %ss = graph.div %s, %c : tensor<1x2x4x4xf16>, tensor<f16> -> tensor<1x2x4x4xf16>
+  %sm = graph.add %ss, %m : tensor<1x2x4x4xf16>, tensor<1x1x4x4xf16> -> tensor<1x2x4x4xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<1x2x4x4xf16>
+  %o = graph.matmul %p, %v : tensor<1x2x4x4xf16>, tensor<1x2x4x64xf16> -> tensor<1x2x4x64xf16>
+  return %o : tensor<1x2x4x64xf16>
+}
+
+// -----
+
+// Negative: a mask only known at run time (an argument here, Range/Less/
+// Where that do not fold in a model) stays a bias.
+// CAUSAL-LABEL: func.func @causal_runtime
+//  CAUSAL:        graph.attention %arg0, %arg1, %arg2, %arg3 {k_perm
+//  CAUSAL-NOT:    {causal
+func.func @causal_runtime(%q: tensor<1x2x4x64xf16>, %k: tensor<1x2x4x64xf16>, %v: tensor<1x2x4x64xf16>, %m: tensor<4x4xf16>) -> tensor<1x2x4x64xf16> {
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<1x2x4x64xf16> -> tensor<1x2x64x4xf16>
+  %s = graph.matmul %q, %kt : tensor<1x2x4x64xf16>, tensor<1x2x64x4xf16> -> tensor<1x2x4x4xf16>
+  %sm = graph.add %s, %m : tensor<1x2x4x4xf16>, tensor<4x4xf16> -> tensor<1x2x4x4xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<1x2x4x4xf16>
+  %o = graph.matmul %p, %v : tensor<1x2x4x4xf16>, tensor<1x2x4x64xf16> -> tensor<1x2x4x64xf16>
+  return %o : tensor<1x2x4x64xf16>
 }

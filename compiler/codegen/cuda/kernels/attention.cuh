@@ -14,7 +14,10 @@
 //   HAS_BIAS and bias_off(z, i, j): the bias element of score (i, j);
 //   SCALE_LOG2: scale * log2(e) (the kernel works in base 2);
 //   NAN_TO_ZERO: rows whose scores are all -inf give 0 (else NaN, as the
-//   softmax of such a row is).
+//   softmax of such a row is); CAUSAL: query i sees key j only when j <= i
+//   (SQ == SK): a block reads the key blocks up to the one holding key
+//   m0 + BM - 1, masks j > i there, and skips the rest (their exp() would
+//   all be 0).
 // A block takes BM query rows of one batch: its warps keep their Q
 // fragments in registers, stream K and V tiles through shared memory (two
 // stages with cp.async when KV_VEC), and keep the running row maximum and
@@ -63,12 +66,16 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
   constexpr int STAGES = P::KV_VEC ? 2 : 1;
   constexpr int SMEM = BM * QP > STAGES * KV_TILE ? BM * QP : STAGES * KV_TILE;
   constexpr i64 MB = (P::SQ + BM - 1) / BM;
-  constexpr i64 NT = (P::SK + BN - 1) / BN;
+  constexpr i64 NT_ALL = (P::SK + BN - 1) / BN;
   __shared__ alignas(16) u16 smem[SMEM];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const i64 z = blockIdx.x / MB, m0 = (blockIdx.x % MB) * BM;
   if (z >= P::Z)
     return;
+  // Key blocks this block reads: with CAUSAL the last holds key m0 + BM - 1.
+  const i64 NT = P::CAUSAL && (m0 + BM - 1) / BN + 1 < NT_ALL
+                     ? (m0 + BM - 1) / BN + 1
+                     : NT_ALL;
 
   // Q: global -> shared -> this warp's 16 rows as A fragments.
   const u16 *Q = reinterpret_cast<const u16 *>(q + P::q_base(z));
@@ -147,7 +154,7 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
         float x = s[j][e] * P::SCALE_LOG2;
         if (P::HAS_BIAS && r < P::SQ && c < P::SK)
           x += to_compute(bias[P::bias_off(z, r, c)]) * 1.4426950408889634f;
-        if (c >= P::SK)
+        if (c >= P::SK || (P::CAUSAL && c > r))
           x = neg_inf();
         s[j][e] = x;
         mx[h] = fmaxf(mx[h], x);
