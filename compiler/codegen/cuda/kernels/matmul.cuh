@@ -264,6 +264,20 @@ __device__ __forceinline__ void for_each_pair(const float (&acc)[MI][NI][4],
           acc[i][j][2 * h], acc[i][j][2 * h + 1]);
 }
 
+/// Batch z's operands as 16-bit elements and its output: A and B start at
+/// P::batch's offsets, the output at z * M * N.
+template <class P>
+__device__ __forceinline__ void
+batch_operands(i64 z, const typename P::T *__restrict__ a,
+               const typename P::T *__restrict__ b, typename P::T *out,
+               const u16 *&A, const u16 *&B, typename P::T *&O) {
+  i64 oa, ob;
+  P::batch(z, oa, ob);
+  A = reinterpret_cast<const u16 *>(a + oa);
+  B = reinterpret_cast<const u16 *>(b + ob);
+  O = out + z * P::M * P::N;
+}
+
 /// Stores accumulators a0, a1 of output row gm, columns gn and gn + 1 through
 /// P::epilogue; nothing outside [M) x [N). A 4-byte pair store when
 /// P::PAIR_STORE (N even, so gn + 1 < N too, and the pair aligned).
@@ -379,11 +393,9 @@ __device__ __forceinline__ void tensor_core(
   const int rank = P::SPLIT > 1 ? static_cast<int>(blockIdx.x % P::SPLIT) : 0;
   const I kb = KT * rank / P::SPLIT, ke = KT * (rank + 1) / P::SPLIT;
   for (i64 z = blockIdx.z; z < P::BATCH; z += gridDim.z) {
-    i64 oa, ob;
-    P::batch(z, oa, ob);
-    const u16 *A = reinterpret_cast<const u16 *>(a + oa);
-    const u16 *B = reinterpret_cast<const u16 *>(b + ob);
-    T *O = out + z * P::M * P::N;
+    const u16 *A, *B;
+    T *O;
+    batch_operands<P>(z, a, b, out, A, B, O);
     for (I mb = blockIdx.y; mb < MB; mb += gridDim.y) {
       const I m0 = mb * BM,
               n0 = static_cast<I>(blockIdx.x / P::SPLIT) * BN;

@@ -177,11 +177,9 @@ __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
                       : sw128_desc(sb + kk * 128, BK * 128, 1024);
   };
   for (i64 z = blockIdx.z; z < P::BATCH; z += gridDim.z) {
-    i64 oa, ob;
-    P::batch(z, oa, ob);
-    const u16 *A = reinterpret_cast<const u16 *>(a + oa);
-    const u16 *B = reinterpret_cast<const u16 *>(b + ob);
-    T *O = out + z * P::M * P::N;
+    const u16 *A, *B;
+    T *O;
+    batch_operands<P>(z, a, b, out, A, B, O);
     for (I mb = blockIdx.y; mb < MB; mb += gridDim.y) {
       const I m0 = mb * BM, n0 = static_cast<I>(blockIdx.x) * BN;
       auto issue = [&](int stage, I kt) {
