@@ -64,8 +64,6 @@ public:
       if (!ok(d_->cuMemAlloc(&flush_, kFlushBytes), "cuMemAlloc", error))
         return false;
     }
-    for (CUdeviceptr &p : ptrs_)
-      args_.push_back(&p);
     return true;
   }
 
@@ -85,6 +83,34 @@ public:
                 int(k.smem)),
             "cuFuncSetAttribute", error))
       return false;
+    // Parameters: one pointer per buffer, then the tensor maps encoded over
+    // this worker's buffers.
+    params_.clear();
+    for (CUdeviceptr &p : ptrs_)
+      params_.push_back(&p);
+    maps_.assign(k.tensorMaps.size(), CUtensorMap{});
+    for (size_t j = 0; j < k.tensorMaps.size(); ++j) {
+      const TensorMapArg &m = k.tensorMaps[j];
+      if (m.buffer >= ptrs_.size()) {
+        error = "tensor map " + std::to_string(j) + " names buffer " +
+                std::to_string(m.buffer) + " of " +
+                std::to_string(ptrs_.size());
+        return false;
+      }
+      cu::TensorMapDesc desc;
+      desc.dtype = kiln_dtype_from_name(m.dtype.c_str());
+      desc.dims = m.dims;
+      desc.strides = m.strides;
+      desc.box = m.box;
+      desc.swizzle = m.swizzle;
+      if (kiln_status s = cu::encodeTensorMap(
+              *d_, desc, ptrs_[m.buffer] + m.offset, maps_[j],
+              "tensor map " + std::to_string(j))) {
+        error = statusText(s);
+        return false;
+      }
+      params_.push_back(&maps_[j]);
+    }
     kernel_ = &k;
     return true;
   }
@@ -93,7 +119,7 @@ public:
     const GpuKernel &k = *kernel_;
     return ok(d_->cuLaunchKernel(fn_, k.grid[0], k.grid[1], k.grid[2],
                                  k.block[0], k.block[1], k.block[2], k.smem,
-                                 stream_, args_.data(), nullptr),
+                                 stream_, params_.data(), nullptr),
               "cuLaunchKernel", error);
   }
 
@@ -188,7 +214,8 @@ private:
   const GpuKernel *kernel_ = nullptr;
   CUdeviceptr flush_ = 0;
   std::vector<CUdeviceptr> ptrs_;
-  std::vector<void *> args_;
+  std::vector<CUtensorMap> maps_; ///< the loaded candidate's tensor maps
+  std::vector<void *> params_;    ///< its kernel parameters
 };
 
 std::string fmtMs(double ms) {

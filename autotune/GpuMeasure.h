@@ -13,6 +13,7 @@
 #define KILN_AUTOTUNE_GPUMEASURE_H
 
 #include "autotune/Measure.h"
+#include "autotune/TensorMap.h"
 
 #include <array>
 #include <string>
@@ -21,8 +22,9 @@
 namespace kiln::autotune {
 
 /// One compiled candidate. The entry takes one pointer per buffer, inputs
-/// first.
+/// first, then its tensor maps (TMA descriptors over those buffers).
 struct GpuKernel {
+  std::vector<TensorMapArg> tensorMaps;
   std::vector<char> image; ///< cubin (or PTX text, NUL-terminated)
   std::string entry;
   std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};

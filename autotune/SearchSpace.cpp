@@ -59,15 +59,34 @@ void wgmmaSpace(SearchLevel level, std::vector<TuningConfig> &out) {
           : std::vector<Tile>{{64, 128, 1}, {128, 128, 2}, {128, 256, 2}};
   const std::vector<int64_t> stages = max ? std::vector<int64_t>{3, 4, 5}
                                           : std::vector<int64_t>{3, 4};
-  for (const Tile &t : tiles)
+  // The TMA kernel (batch 1 only; pruned otherwise): deeper pipelines fit
+  // since no thread holds load addresses, and the group of tile rows that
+  // sweep the columns together.
+  const std::vector<int64_t> tmaStages = max
+                                             ? std::vector<int64_t>{3, 4, 5, 6}
+                                             : std::vector<int64_t>{4, 6};
+  const std::vector<int64_t> groups = max ? std::vector<int64_t>{1, 8, 16}
+                                          : std::vector<int64_t>{8};
+  for (const Tile &t : tiles) {
+    auto config = [&](int64_t st, bool tma) {
+      return TuningConfig{{"path", "wgmma"},
+                          {"tile_m", str(t.m)},
+                          {"tile_n", str(t.n)},
+                          {"tile_k", "64"},
+                          {"warpgroups", str(t.groups)},
+                          {"stages", str(st)},
+                          {"split_k", "1"},
+                          {"tma", tma ? "true" : "false"}};
+    };
     for (int64_t st : stages)
-      out.push_back({{"path", "wgmma"},
-                     {"tile_m", str(t.m)},
-                     {"tile_n", str(t.n)},
-                     {"tile_k", "64"},
-                     {"warpgroups", str(t.groups)},
-                     {"stages", str(st)},
-                     {"split_k", "1"}});
+      out.push_back(config(st, false));
+    for (int64_t st : tmaStages)
+      for (int64_t g : groups) {
+        TuningConfig c = config(st, true);
+        c["group_m"] = str(g);
+        out.push_back(std::move(c));
+      }
+  }
 }
 
 void simtSpace(SearchLevel level, std::vector<TuningConfig> &out) {
@@ -106,7 +125,7 @@ const std::set<std::string> &tuningKeys(const std::string &kind) {
   static const std::map<std::string, std::set<std::string>> keys = {
       {"matmul",
        {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n",
-        "stage_out", "stages", "split_k", "warpgroups"}},
+        "stage_out", "stages", "split_k", "warpgroups", "tma", "group_m"}},
       {"attention", {"block_m", "block_n"}},
       {"softmax", {"variant", "block_size"}},
       {"reduce", {"variant", "block_size"}},

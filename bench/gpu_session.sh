@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # One device call, from the repository root on the GPU machine: unpacks
 # .carry/pack.tar.xz (scripts/make_carry.sh), then runs the steps in $STEPS
-# (comma list, default check,bench,profile,micro):
+# in that order (comma list, default check,bench,profile,micro):
 #   check    test/gpu/gpu_check.sh (quick: no big-model section) with the node data
 #   bench    bench/run.py $BENCH_ARGS (default --quick) within $BENCH_TIMEOUT s; more runs
 #            in $BENCH_ARGS2 .. $BENCH_ARGS4 (each within its own timeout, same work dir;
 #            $BENCH_ENV .. $BENCH_ENV4: VAR=VALUE settings for that run, e.g. KILN_PDL=0)
 #   profile  kiln-run --profile on every engine the bench built
 #   micro    bench/micro.py $MICRO_ARGS within $MICRO_TIMEOUT s
+#   tune     test/gpu/tune_check.sh (the autotuner: measure, cache, identical rebuild)
 # Everything lands in $OUT/results.tar.gz (the device tool returns few files)
 # and the log in $OUT/session.log.
 set -uo pipefail
@@ -16,16 +17,15 @@ K=/tmp/kiln R=/tmp/kiln-results
 STEPS=${STEPS:-check,bench,profile,micro}
 mkdir -p "$K" "$R"
 tar -xJf .carry/pack.tar.xz -C "$K"
-has() { [[ ",$STEPS," == *",$1,"* ]]; }
 exec > >(tee "$OUT/session.log") 2>&1
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 start=$(date +%s)
-if has check; then
+step_check() {
   KILN_NODE_TIMEOUT=${NODE_TIMEOUT:-200} test/gpu/gpu_check.sh "$K/bin" "$K/engines" "$R/check" "${CHECK_MODE:-quick}" "$K/node" \
     | grep -v '^PASS ' | tail -n 60
   echo "== check took $(( $(date +%s) - start )) s"
-fi
-if has bench; then
+}
+step_bench() {
   for i in "" 2 3 4; do
     v=BENCH_ARGS$i; tv=BENCH_TIMEOUT$i
     [ -z "$i" ] || [ -n "${!v:-}" ] || continue
@@ -37,8 +37,8 @@ if has bench; then
       --results "$R/bench" 2>&1 | grep -v "Warning\|warn(\|^\[torch.onnx\]\|^  " | tail -n 60
     echo "== bench took $(( $(date +%s) - t )) s"
   done
-fi
-if has profile; then
+}
+step_profile() {
   mkdir -p "$R/profile"
   for e in /tmp/kiln-bench/kiln/*.engine; do
     [ -e "$e" ] || continue
@@ -47,12 +47,23 @@ if has profile; then
       > "$R/profile/$n.txt" 2>&1
     echo "== profile $n"; head -n 18 "$R/profile/$n.txt"
   done
-fi
-if has micro; then
+}
+step_micro() {
   t=$(date +%s)
   timeout "${MICRO_TIMEOUT:-150}" python3 bench/micro.py ${MICRO_ARGS:-} --bin "$K/bin" --work /tmp/kiln-micro \
     --results "$R/bench" 2>&1 | grep -v "Warning\|warn(" | tail -n 70
   echo "== micro took $(( $(date +%s) - t )) s"
-fi
+}
+step_tune() {
+  t=$(date +%s)
+  timeout "${TUNE_TIMEOUT:-240}" test/gpu/tune_check.sh "$K/bin" "$R/tune"
+  echo "== tune took $(( $(date +%s) - t )) s"
+}
+for s in ${STEPS//,/ }; do
+  case $s in
+    check | bench | profile | micro | tune) "step_$s" ;;
+    *) echo "gpu_session: unknown step '$s'" ;;
+  esac
+done
 tar -czf "$OUT/results.tar.gz" -C "$R" .
 echo "== session took $(( $(date +%s) - start )) s"

@@ -41,6 +41,13 @@ import common  # noqa: E402
 SECTIONS = ["copy", "gemm", "attention", "eltwise", "layernorm", "rmsnorm", "softmax"]
 
 # (label, M, K, N): the zoo's GEMMs (rows = batch*seq) and two square ones.
+# --gemm-paths values and their kilnc flags: the matmul paths, and the wgmma
+# path's cp.async kernel (wgmma alone is the TMA kernel wherever it applies).
+PATH_FLAGS = {
+    "auto": (), "mma": ("--matmul-path=mma",), "wgmma": ("--matmul-path=wgmma",),
+    "simt": ("--matmul-path=simt",),
+    "wgmma-async": ("--matmul-path=wgmma", "--set=matmul.tma=false"),
+}
 GEMMS = [
     ("bert 1x128 qkv", 128, 768, 768), ("bert 1x128 ffn1", 128, 768, 3072),
     ("bert 1x128 ffn2", 128, 3072, 768),
@@ -259,11 +266,12 @@ def main(argv=None):
     p.add_argument("--emit-onnx", metavar="DIR", help="write the ONNX models only and exit (no torch)")
     p.add_argument("--gemm-paths", default="auto",
                    help="kilnc --matmul-path values for the gemm section, comma-separated (auto, mma, "
-                        "wgmma, simt): the first is side 'kiln', each other one a side 'kiln-<path>'")
+                        "wgmma, simt, wgmma-async: wgmma's cp.async kernel): the first is side 'kiln', "
+                        "each other one a side 'kiln-<path>'")
     a = p.parse_args(argv)
     gemm_paths = [x for x in a.gemm_paths.split(",") if x]
-    if not gemm_paths or any(x not in ("auto", "mma", "wgmma", "simt") for x in gemm_paths):
-        p.error("--gemm-paths takes auto, mma, wgmma or simt, comma-separated")
+    if not gemm_paths or any(x not in PATH_FLAGS for x in gemm_paths):
+        p.error("--gemm-paths takes " + ", ".join(PATH_FLAGS) + ", comma-separated")
     only = [s for s in a.only.split(",") if s]
     for s in only:
         if s not in SECTIONS:
@@ -303,7 +311,7 @@ def main(argv=None):
             paths = gemm_paths if sec == "gemm" else ["auto"]
 
             def flags(path):
-                return tuple(facts.get("kilnc", ())) + (() if path == "auto" else (f"--matmul-path={path}",))
+                return tuple(facts.get("kilnc", ())) + PATH_FLAGS[path]
             k = common.kiln_compile(os.path.join(a.bin, "kilnc"), onnx_path, base + ".engine",
                                     extra=flags(paths[0]))
             extra = {}

@@ -64,6 +64,7 @@ bool tuneLaunch(const LaunchSpec &configured, autotune::SearchLevel level,
   struct Candidate {
     size_t space; ///< index into space.kept
     LaunchSpec spec;
+    std::vector<autotune::TensorMapArg> tensorMaps; ///< over the operands
   };
   std::vector<Candidate> cands;
   std::vector<nvrtc::KernelRequest> requests;
@@ -82,7 +83,7 @@ bool tuneLaunch(const LaunchSpec &configured, autotune::SearchLevel level,
     }
     requests.push_back({spec.name + "#" + std::to_string(i), src.entry,
                         src.source, src.archSpecific ? "sm_90a" : ""});
-    cands.push_back({i, std::move(spec)});
+    cands.push_back({i, std::move(spec), std::move(src.tensorMaps)});
   }
 
   // Compile in parallel; when some fail, compile one by one to drop just
@@ -132,6 +133,7 @@ bool tuneLaunch(const LaunchSpec &configured, autotune::SearchLevel level,
       k.block[d] = unsigned(s.block[d]);
     }
     k.smem = unsigned(s.smem);
+    k.tensorMaps = cands[i].tensorMaps;
     job.candidates.push_back(std::move(k));
     spaceOf.push_back(cands[i].space);
   }

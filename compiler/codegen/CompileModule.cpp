@@ -213,6 +213,22 @@ FailureOr<CompiledModel> compileModule(ModuleOp module,
       arg.value = static_cast<uint64_t>(r.offset);
       l.args.push_back(arg);
     }
+    // Tensor maps follow the pointers; their operand index becomes that
+    // operand's buffer and offset.
+    for (const autotune::TensorMapArg &tm : src.tensorMaps) {
+      if (tm.buffer >= l.args.size())
+        return launch.emitOpError()
+               << "a tensor map names operand " << tm.buffer << " of "
+               << l.args.size();
+      autotune::TensorMapArg m = tm;
+      m.buffer = l.args[tm.buffer].buffer;
+      m.offset += l.args[tm.buffer].value;
+      LaunchArg arg;
+      arg.kind = LaunchArg::Kind::TensorMap;
+      arg.value = l.tensorMaps.size();
+      l.tensorMaps.push_back(std::move(m));
+      l.args.push_back(arg);
+    }
     m.launches.push_back(std::move(l));
     return WalkResult::advance();
   });

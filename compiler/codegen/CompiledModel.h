@@ -23,6 +23,7 @@
 #ifndef KILN_COMPILER_CODEGEN_COMPILEDMODEL_H
 #define KILN_COMPILER_CODEGEN_COMPILEDMODEL_H
 
+#include "autotune/TensorMap.h"
 #include "compiler/codegen/KernelSpec.h"
 #include "compiler/nvrtc/NvrtcCompiler.h"
 
@@ -83,7 +84,8 @@ enum class ScalarType : uint8_t {
 /// One kernel parameter (fb::Arg): a buffer's device address plus a byte
 /// offset, or a scalar immediate (its bits in the low bytes of `value`).
 struct LaunchArg {
-  enum class Kind : uint8_t { BufferRef = 0, Scalar = 1 };
+  /// TensorMap: Launch::tensorMaps[value].
+  enum class Kind : uint8_t { BufferRef = 0, Scalar = 1, TensorMap = 2 };
   Kind kind = Kind::BufferRef;
   ScalarType scalarType = ScalarType::None;
   uint32_t buffer = 0;
@@ -102,6 +104,9 @@ struct Launch {
   uint64_t flops = 0; // estimateFlops
   /// The kernel starts with kiln::grid_dependency_sync() (KernelSource).
   bool programmatic = false;
+  /// TMA descriptors of the TensorMap arguments; `buffer` indexes
+  /// CompiledModel::buffers.
+  std::vector<autotune::TensorMapArg> tensorMaps;
 };
 
 struct CompiledModel {

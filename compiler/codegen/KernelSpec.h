@@ -41,7 +41,11 @@
 //                (sm_90, f16/bf16, 16-byte aligned rows): tile_m 64, 128,
 //                256, tile_n a multiple of 8 up to 256, tile_k 64,
 //                warpgroups (1, 2: 128 threads each, tile_m / warpgroups
-//                rows of 64 or 128), stages (3..8, within 227 KiB).
+//                rows of 64 or 128), stages (3..8, within 227 KiB), tma
+//                (batch 1: a producer warpgroup loads the stages with TMA
+//                for `warpgroups` consumer warpgroups, a persistent grid of
+//                up to 132 blocks; default on for batch 1), group_m (TMA:
+//                tile rows that sweep the columns together, default 8).
 //   attention    scale (the scores' factor), q_perm, k_perm, v_perm, out_perm,
 //                nan_to_zero, q_heads/k_heads/v_heads ([offset, count] of
 //                the canonical heads axis), q_per_kv (query heads per KV
@@ -128,6 +132,7 @@ public:
   void set(const std::string &key, ConfigValue v) {
     entries[key] = std::move(v);
   }
+  void erase(const std::string &key) { entries.erase(key); }
   void setDefault(const std::string &key, ConfigValue v) {
     entries.emplace(key, std::move(v));
   }

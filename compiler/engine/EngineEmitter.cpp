@@ -113,10 +113,20 @@ bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
     k.bytes = l.bytes;
     k.flops = l.flops;
     k.programmaticLaunch = l.programmatic;
+    for (const autotune::TensorMapArg &m : l.tensorMaps) {
+      ew::TensorMapSpec t;
+      t.buffer = m.buffer;
+      t.offset = m.offset;
+      t.dtype = kiln_dtype_from_name(m.dtype.c_str());
+      t.dims = m.dims;
+      t.strides = m.strides;
+      t.box = m.box;
+      t.swizzle = m.swizzle;
+      k.tensorMaps.push_back(std::move(t));
+    }
     for (const cg::LaunchArg &a : l.args) {
       ew::ArgSpec arg;
-      arg.kind = a.kind == cg::LaunchArg::Kind::BufferRef ? ew::ArgKind::BufferRef
-                                                          : ew::ArgKind::Scalar;
+      arg.kind = static_cast<ew::ArgKind>(a.kind);
       arg.scalarType = static_cast<ew::ScalarType>(a.scalarType);
       arg.buffer = a.buffer;
       arg.value = a.value;

@@ -4,6 +4,7 @@
 
 #include "Status.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
 #include <map>
@@ -122,6 +123,59 @@ ContextScope::~ContextScope() {
     CUcontext popped;
     driver_.cuCtxPopCurrent(&popped);
   }
+}
+
+kiln_status encodeTensorMap(const Driver &driver, const TensorMapDesc &desc,
+                            CUdeviceptr address, CUtensorMap &out,
+                            const std::string &what) {
+  if (!driver.cuTensorMapEncodeTiled)
+    return makeStatus(KILN_DEVICE_ERROR,
+                      what + ": the CUDA driver (" + driver.library +
+                          ") has no cuTensorMapEncodeTiled (CUDA 12.0 or "
+                          "newer is needed for TMA kernels)");
+  CUtensorMapDataType type;
+  switch (desc.dtype) {
+  case KILN_DTYPE_F16:
+    type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    break;
+  case KILN_DTYPE_BF16:
+    type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    break;
+  case KILN_DTYPE_F32:
+    type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    break;
+  default:
+    return makeStatus(KILN_INVALID_ENGINE,
+                      what + ": a tensor map of an element type TMA cannot "
+                             "copy");
+  }
+  CUtensorMapSwizzle swizzle = desc.swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                               : desc.swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                               : desc.swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                    : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const cuuint32_t rank = static_cast<cuuint32_t>(desc.dims.size());
+  std::vector<cuuint64_t> dims(desc.dims.begin(), desc.dims.end()),
+      strides(desc.strides.begin(), desc.strides.end());
+  std::vector<cuuint32_t> box(desc.box.begin(), desc.box.end()),
+      elementStrides(rank, 1);
+  CUresult r = driver.cuTensorMapEncodeTiled(
+      &out, type, rank, reinterpret_cast<void *>(address), dims.data(),
+      strides.data(), box.data(), elementStrides.data(),
+      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r == CUDA_SUCCESS)
+    return nullptr;
+  std::string shape;
+  for (cuuint32_t d = 0; d < rank; ++d)
+    shape += (d ? "x" : "") + std::to_string(desc.dims[d]) + "/box " +
+             std::to_string(desc.box[d]);
+  return check(driver, r, "cuTensorMapEncodeTiled",
+               what + " (address 0x" + [&] {
+                 char buf[32];
+                 std::snprintf(buf, sizeof buf, "%llx",
+                               static_cast<unsigned long long>(address));
+                 return std::string(buf);
+               }() + ", dims " + shape + ")");
 }
 
 kiln_status getDevice(const Driver &driver, int ordinal, CUdevice &device) {

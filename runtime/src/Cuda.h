@@ -13,6 +13,7 @@
 #include <cuda.h>
 
 #include <string>
+#include <vector>
 
 namespace kiln::rt::cuda {
 
@@ -61,10 +62,12 @@ namespace kiln::rt::cuda {
 // Functions used when the driver has them (cuFuncGetParamInfo: CUDA 12.4+).
 // cuLaunchKernelEx (CUDA 12.0+): programmatic dependent launches.
 // cuMemsetD8Async: autotune's L2 flush between timed runs.
+// cuTensorMapEncodeTiled (CUDA 12.0+): TMA descriptors of TensorMap arguments.
 #define KILN_CUDA_OPTIONAL_FUNCTIONS(X)                                        \
   X(cuFuncGetParamInfo)                                                        \
   X(cuLaunchKernelEx)                                                          \
-  X(cuMemsetD8Async)
+  X(cuMemsetD8Async)                                                           \
+  X(cuTensorMapEncodeTiled)
 
 /// The loaded driver: one function pointer per API function, named as in
 /// <cuda.h> (so `driver.cuMemAlloc(...)` reads like a plain driver call).
@@ -106,6 +109,23 @@ private:
   const Driver &driver_;
   CUresult result_;
 };
+
+/// A tiled TMA descriptor as plain data (the engine's fb::TensorMap): dims
+/// innermost first, byte strides of dims[1..], box extents, swizzle span in
+/// bytes (0, 32, 64, 128); out-of-range elements read as zero.
+struct TensorMapDesc {
+  kiln_dtype dtype = KILN_DTYPE_F16; ///< f16, bf16 or f32
+  std::vector<uint64_t> dims, strides;
+  std::vector<uint32_t> box;
+  uint32_t swizzle = 0;
+};
+
+/// Encodes `desc` over device address `address` into `out`
+/// (cuTensorMapEncodeTiled); a status naming `what` when the driver lacks
+/// the call or refuses the descriptor.
+kiln_status encodeTensorMap(const Driver &driver, const TensorMapDesc &desc,
+                            CUdeviceptr address, CUtensorMap &out,
+                            const std::string &what);
 
 /// The ordinal of a device; KILN_NO_DEVICE with the count when out of range.
 kiln_status getDevice(const Driver &driver, int ordinal, CUdevice &device);

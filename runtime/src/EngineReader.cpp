@@ -652,6 +652,69 @@ kiln_status verifyImages(const EngineView &view, const fb::Plan *plan,
   return nullptr;
 }
 
+/// Why tensor map `m` cannot be encoded over its buffer (cuTensorMapEncodeTiled's
+/// rules, and every element it can address inside the buffer); empty if it can.
+std::string verifyTensorMap(const fb::TensorMap &m, const fb::Plan &plan) {
+  const uint32_t numBuffers = plan.buffers() ? plan.buffers()->size() : 0;
+  if (m.buffer() >= numBuffers)
+    return format("buffer %u does not exist (the plan has %u)", m.buffer(),
+                  numBuffers);
+  uint64_t elem = 0;
+  switch (m.dtype()) {
+  case fb::DType::F16:
+  case fb::DType::BF16:
+    elem = 2;
+    break;
+  case fb::DType::F32:
+    elem = 4;
+    break;
+  default:
+    return format("dtype %u is not f16, bf16 or f32", unsigned(m.dtype()));
+  }
+  const uint32_t rank = m.dims() ? m.dims()->size() : 0;
+  if (rank < 1 || rank > 5)
+    return format("%u dimensions (1 to 5 are encodable)", rank);
+  if (!m.strides() || m.strides()->size() != rank - 1 || !m.box() ||
+      m.box()->size() != rank)
+    return format("%u dimensions need %u strides and %u box extents", rank,
+                  rank - 1, rank);
+  if (m.swizzle() != 0 && m.swizzle() != 32 && m.swizzle() != 64 &&
+      m.swizzle() != 128)
+    return format("swizzle %u is not 0, 32, 64 or 128 bytes", m.swizzle());
+  if (m.offset() % 16 != 0)
+    return format("byte offset %llu is not 16-byte aligned",
+                  static_cast<unsigned long long>(m.offset()));
+  // The last byte any coordinate inside dims can reach, from the offset.
+  uint64_t end = 0;
+  for (uint32_t d = 0; d < rank; ++d) {
+    const uint64_t dim = m.dims()->Get(d), box = m.box()->Get(d);
+    if (dim < 1 || dim > (uint64_t(1) << 32))
+      return format("dimension %u's extent %llu is out of range", d,
+                    static_cast<unsigned long long>(dim));
+    if (box < 1 || box > 256)
+      return format("box extent %llu of dimension %u is not in 1..256",
+                    static_cast<unsigned long long>(box), d);
+    const uint64_t stride = d == 0 ? elem : m.strides()->Get(d - 1);
+    if (d > 0 && (stride % 16 != 0 || stride >= (uint64_t(1) << 40)))
+      return format("stride %llu of dimension %u is not a multiple of 16 "
+                    "below 2^40",
+                    static_cast<unsigned long long>(stride), d);
+    if ((dim - 1) > (~uint64_t(0) >> 2) / stride ||
+        !fits(end, (dim - 1) * stride, ~uint64_t(0) >> 1))
+      return "its extent overflows";
+    end += (dim - 1) * stride;
+  }
+  if (m.swizzle() != 0 && m.box()->Get(0) * elem > m.swizzle())
+    return format("an inner box of %llu bytes exceeds the %u-byte swizzle",
+                  static_cast<unsigned long long>(m.box()->Get(0) * elem),
+                  m.swizzle());
+  const uint64_t size = plan.buffers()->Get(m.buffer())->size();
+  if (m.offset() > size || end + elem > size - m.offset())
+    return format("it reaches past the end of buffer %u (%llu bytes)",
+                  m.buffer(), static_cast<unsigned long long>(size));
+  return {};
+}
+
 kiln_status verifyKernels(const EngineView &view, const fb::Plan *plan,
                           const std::string &where) {
   const std::string &source = view.source;
@@ -741,6 +804,25 @@ kiln_status verifyKernels(const EngineView &view, const fb::Plan *plan,
                                static_cast<unsigned long long>(arg->value()),
                                width));
         break;
+      case fb::ArgKind::TensorMap: {
+        if (arg->scalar_type() != fb::ScalarType::None || arg->buffer() != 0)
+          return invalid(source, argName + ": a tensor map with a scalar type "
+                                           "or buffer index");
+        const auto *maps = kernel->tensor_maps();
+        if (!maps || arg->value() >= maps->size())
+          return invalid(source,
+                         argName + format(": tensor map %llu does not exist "
+                                          "(the kernel has %u)",
+                                          static_cast<unsigned long long>(
+                                              arg->value()),
+                                          maps ? maps->size() : 0u));
+        std::string why = verifyTensorMap(
+            *maps->Get(static_cast<uint32_t>(arg->value())), *plan);
+        if (!why.empty())
+          return invalid(source, argName + ": tensor map: " + why);
+        width = 128; // sizeof(CUtensorMap)
+        break;
+      }
       default:
         return invalid(source, argName + format(": unknown argument kind %u",
                                                 unsigned(arg->kind())));

@@ -72,6 +72,13 @@ ArgSpec ArgSpec::bits(ScalarType type, uint64_t bits) {
   return a;
 }
 
+ArgSpec ArgSpec::tensorMap(uint32_t index) {
+  ArgSpec a;
+  a.kind = ArgKind::TensorMap;
+  a.value = index;
+  return a;
+}
+
 ArgSpec ArgSpec::i32(int32_t v) {
   return bits(ScalarType::I32, static_cast<uint32_t>(v));
 }
@@ -192,13 +199,19 @@ std::vector<uint8_t> buildPlan(const PlanSpec &p) {
       args.emplace_back(static_cast<fb::ArgKind>(a.kind),
                         static_cast<fb::ScalarType>(a.scalarType), a.buffer,
                         a.value);
+    std::vector<flatbuffers::Offset<fb::TensorMap>> maps;
+    for (const TensorMapSpec &m : k.tensorMaps)
+      maps.push_back(fb::CreateTensorMap(
+          fbb, m.buffer, m.offset, static_cast<fb::DType>(m.dtype),
+          fbb.CreateVector(m.dims), fbb.CreateVector(m.strides),
+          fbb.CreateVector(m.box), m.swizzle));
     fb::Dim3 grid(k.grid.x, k.grid.y, k.grid.z);
     fb::Dim3 block(k.block.x, k.block.y, k.block.z);
     kernels.push_back(fb::CreateKernel(
         fbb, fbb.CreateString(k.name), k.image, fbb.CreateString(k.entry),
         &grid, &block, k.dynamicSharedBytes, fbb.CreateVectorOfStructs(args),
         k.nodes.empty() ? 0 : fbb.CreateString(k.nodes), k.bytes, k.flops,
-        k.programmaticLaunch));
+        k.programmaticLaunch, maps.empty() ? 0 : fbb.CreateVector(maps)));
   }
   auto root =
       fb::CreatePlan(fbb, p.rank, fbb.CreateVector(buffers),

@@ -318,6 +318,8 @@ kiln_status EngineData::prepareRank(DeviceState &dev, uint32_t rank,
         const fb::Arg *arg = kernel->args()->Get(a);
         size_t width = arg->kind() == fb::ArgKind::BufferRef
                            ? sizeof(CUdeviceptr)
+                       : arg->kind() == fb::ArgKind::TensorMap
+                           ? sizeof(CUtensorMap)
                            : scalarSize(arg->scalar_type());
         if (width != sizes[a])
           return makeStatus(
@@ -502,9 +504,15 @@ kiln_status Context::create(std::shared_ptr<EngineData> engine, int device,
     KernelArgs &args = ctx->args_[k];
     size_t n = kernel->args() ? kernel->args()->size() : 0;
     args.slots.assign(n, 0);
+    args.maps.resize(kernel->tensor_maps() ? kernel->tensor_maps()->size()
+                                           : 0);
     args.pointers.resize(n);
-    for (size_t a = 0; a < n; ++a)
-      args.pointers[a] = &args.slots[a];
+    for (size_t a = 0; a < n; ++a) {
+      const fb::Arg *arg = kernel->args()->Get(a);
+      args.pointers[a] = arg->kind() == fb::ArgKind::TensorMap
+                             ? static_cast<void *>(&args.maps[arg->value()])
+                             : &args.slots[a];
+    }
   }
   const char *pdl = std::getenv("KILN_PDL");
   const bool canPdl = driver->cuLaunchKernelEx && ctx->device_->ccMajor >= 9 &&
@@ -514,7 +522,12 @@ kiln_status Context::create(std::shared_ptr<EngineData> engine, int device,
       ctx->launches_.push_back(
           {k, ctx->rankState_->functions[k],
            canPdl && plan.kernels()->Get(k)->programmatic_launch()});
-  ctx->updateArguments();
+  {
+    cuda::ContextScope scope(*driver, ctx->device_->context);
+    KILN_RETURN_IF_ERROR(
+        cuda::check(*driver, scope.result(), "cuCtxPushCurrent", ctx->where()));
+    KILN_RETURN_IF_ERROR(ctx->updateArguments());
+  }
 
   const char *graphs = std::getenv("KILN_CUDA_GRAPHS");
   ctx->useGraphs_ =
@@ -551,7 +564,7 @@ CUdeviceptr Context::ioAddress(size_t slot) const {
   return ioBound_[slot] ? ioBound_[slot] : ioDefault_[slot];
 }
 
-void Context::updateArguments() {
+kiln_status Context::updateArguments() {
   const fb::Plan &plan = *plan_;
   for (uint32_t b = 0; b < bufferAddress_.size(); ++b) {
     const fb::Buffer *buffer = plan.buffers()->Get(b);
@@ -578,7 +591,24 @@ void Context::updateArguments() {
                               ? bufferAddress_[arg->buffer()] + arg->value()
                               : arg->value();
     }
+    for (uint32_t j = 0; j < args_[k].maps.size(); ++j) {
+      const fb::TensorMap *m = kernel->tensor_maps()->Get(j);
+      cuda::TensorMapDesc desc;
+      desc.dtype = static_cast<kiln_dtype>(m->dtype());
+      desc.dims.assign(m->dims()->begin(), m->dims()->end());
+      desc.strides.assign(m->strides()->begin(), m->strides()->end());
+      desc.box.assign(m->box()->begin(), m->box()->end());
+      desc.swizzle = m->swizzle();
+      const fb::Buffer *b = plan.buffers()->Get(m->buffer());
+      KILN_RETURN_IF_ERROR(cuda::encodeTensorMap(
+          *driver_, desc, bufferAddress_[m->buffer()] + m->offset(),
+          args_[k].maps[j],
+          format("%s: %s: tensor map %u over buffer '%s'", where().c_str(),
+                 kernelName(plan, k).c_str(), j,
+                 b->name() ? b->name()->c_str() : "")));
+    }
   }
+  return nullptr;
 }
 
 kiln_status Context::lookup(const char *name, const char *function,
@@ -644,11 +674,18 @@ kiln_status Context::bind(const char *name, void *devicePtr, size_t sizeBytes) {
     }
   }
   if (ioBound_[slot] != ptr) {
+    const CUdeviceptr before = ioBound_[slot];
     ioBound_[slot] = ptr;
-    updateArguments();
     // Captured kernel nodes hold the old address.
     cuda::ContextScope scope(*driver_, device_->context);
     dropGraph();
+    if (kiln_status s = updateArguments()) {
+      // A tensor map the driver refuses over this address: keep the
+      // previous binding, whose arguments were valid.
+      ioBound_[slot] = before;
+      kiln_status_free(updateArguments());
+      return s;
+    }
   }
   return nullptr;
 }

@@ -111,7 +111,11 @@ struct Launch {
 /// a pointer to a slot also points to the low bytes a narrower scalar needs.
 struct KernelArgs {
   std::vector<uint64_t> slots;
-  std::vector<void *> pointers; ///< pointers[i] = &slots[i]
+  /// Encoded TensorMap arguments (Kernel.tensor_maps order), re-encoded
+  /// whenever a buffer address changes.
+  std::vector<CUtensorMap> maps;
+  /// pointers[i] = &slots[i], or &maps[j] for a TensorMap argument.
+  std::vector<void *> pointers;
 };
 
 class Context {
@@ -143,7 +147,9 @@ private:
   size_t ioSlot(bool isInput, size_t index) const;
   CUdeviceptr ioAddress(size_t slot) const;
   /// Recomputes every buffer address and kernel parameter slot.
-  void updateArguments();
+  /// Recomputes every argument from the buffer addresses (and encodes the
+  /// tensor maps, which can fail).
+  kiln_status updateArguments();
   kiln_status launchAll(CUstream stream);
   kiln_status launchStep(CUstream stream, size_t step);
   kiln_status capture();

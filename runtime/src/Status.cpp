@@ -1,6 +1,8 @@
 // kiln_status: creation, accessors, names of codes and dtypes.
 #include "Status.h"
 
+#include <cstring>
+
 #include <cstdarg>
 #include <cstdio>
 #include <exception>
@@ -101,6 +103,14 @@ const char *kiln_code_name(kiln_code code) {
     return "KILN_INTERNAL";
   }
   return "KILN_UNKNOWN";
+}
+
+kiln_dtype kiln_dtype_from_name(const char *name) {
+  if (name)
+    for (int d = KILN_DTYPE_F32; d <= KILN_DTYPE_F8E5M2; ++d)
+      if (std::strcmp(name, kiln_dtype_name(static_cast<kiln_dtype>(d))) == 0)
+        return static_cast<kiln_dtype>(d);
+  return KILN_DTYPE_INVALID;
 }
 
 const char *kiln_dtype_name(kiln_dtype dtype) {

@@ -137,6 +137,21 @@ int main(int argc, char **argv) {
             std::printf(" %s%s", bufferKind(b->kind()), b->name() ? ("(" + b->name()->str() + ")").c_str() : "");
             if (a->value())
               std::printf("+%llu", (unsigned long long)a->value());
+          } else if (a->kind() == fb::ArgKind::TensorMap) {
+            // The verifier checked the index and the map's buffer.
+            const fb::TensorMap *m = k->tensor_maps()->Get(uint32_t(a->value()));
+            const fb::Buffer *b = plan->buffers()->Get(m->buffer());
+            std::printf(" tma[%s%s", bufferKind(b->kind()),
+                        b->name() ? ("(" + b->name()->str() + ")").c_str() : "");
+            if (m->offset())
+              std::printf("+%llu", (unsigned long long)m->offset());
+            std::printf(" dims");
+            for (uint32_t d = 0; d < m->dims()->size(); ++d)
+              std::printf("%s%llu", d ? "x" : " ", (unsigned long long)m->dims()->Get(d));
+            std::printf(" box");
+            for (uint32_t d = 0; d < m->box()->size(); ++d)
+              std::printf("%s%u", d ? "x" : " ", m->box()->Get(d));
+            std::printf(" swizzle %u]", m->swizzle());
           } else {
             std::printf(" #%llu", (unsigned long long)a->value());
           }

@@ -10,6 +10,7 @@
 #ifndef KILN_COMPILER_CODEGEN_CUDA_CUDAEMITTER_H
 #define KILN_COMPILER_CODEGEN_CUDA_CUDAEMITTER_H
 
+#include "autotune/TensorMap.h"
 #include "compiler/codegen/KernelSpec.h"
 
 #include <string>
@@ -31,6 +32,9 @@ struct KernelSource {
   /// kernel may be launched before its predecessor finishes (programmatic
   /// dependent launch; the engine's Kernel.programmatic_launch).
   bool gridDependencySync = false;
+  /// Tensor map (TMA descriptor) parameters that follow the buffer pointers,
+  /// in order; `buffer` is an operand index (inputs first, then outputs).
+  std::vector<autotune::TensorMapArg> tensorMaps;
 };
 
 /// Emits the kernel of `spec`, whose config and geometry configureLaunch has

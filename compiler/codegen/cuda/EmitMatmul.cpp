@@ -50,6 +50,11 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   const DType t = s.outputs[0].dtype;
   const std::string path = s.config.getString("path", "simt");
   const bool mma = path == "mma", wgmma = path == "wgmma";
+  // The warp-specialized wgmma kernel fed by TMA (matmul_sm90.cuh).
+  const bool tma = wgmma && s.config.getBool("tma");
+  if (tma && l.batch != 1)
+    return emitError(s, error, "the TMA matmul multiplies one matrix pair "
+                               "(batch 1)");
   // Both tensor-core paths accumulate in f32.
   const bool tc = mma || wgmma;
   if (tc && t != DType::F16 && t != DType::BF16)
@@ -127,6 +132,9 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
                        "the wgmma path needs 16-byte loads of both operands");
     os << "  static constexpr int STAGES = " << s.config.getInt("stages")
        << ", WARPGROUPS = " << s.config.getInt("warpgroups") << ";\n";
+    if (tma)
+      os << "  static constexpr int GROUP_M = " << s.config.getInt("group_m", 8)
+         << ";\n";
     os << "  static constexpr bool A_VEC = true, B_VEC = true;\n";
     os << "  static constexpr bool PAIR_STORE = "
        << (l.n % 2 == 0 && s.outputs[0].alignment % 4 == 0 ? "true" : "false")
@@ -224,23 +232,58 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   // The heuristics sized the launch's dynamic shared memory; the template
   // must agree.
   if (wgmma)
-    os << "static_assert(kiln::mm::wgmma_smem_bytes<P>() == " << s.smem
-       << "u, \"the launch's dynamic shared memory\");\n";
-  out.entry = wgmma ? "kiln_matmul_wgmma"
-              : mma ? "kiln_matmul_mma"
-                    : "kiln_matmul_simt";
+    os << "static_assert(kiln::mm::"
+       << (tma ? "wgmma_tma_smem_bytes" : "wgmma_smem_bytes") << "<P>() == "
+       << s.smem << "u, \"the launch's dynamic shared memory\");\n";
+  out.entry = tma     ? "kiln_matmul_wgmma_tma"
+              : wgmma ? "kiln_matmul_wgmma"
+              : mma   ? "kiln_matmul_mma"
+                      : "kiln_matmul_simt";
   // wgmma is an sm_90a instruction (CompileModule compiles for it).
   out.archSpecific = wgmma;
   const int64_t split = mma ? s.config.getInt("split_k", 1) : 1;
-  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") ";
+  // The TMA kernel's roles trade registers (setmaxnreg), which needs the
+  // block's register cap fixed at entry: one block per SM.
+  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0]
+     << (tma ? ", 1" : "") << ") ";
   if (split > 1)
     os << "__cluster_dims__(" << split << ", 1, 1) ";
-  os << out.entry << "(" << kernelParams(s) << ") {\n";
+  os << out.entry << "(" << kernelParams(s);
+  if (tma)
+    os << ", const __grid_constant__ kiln::mm::tensor_map tm_a, "
+          "const __grid_constant__ kiln::mm::tensor_map tm_b";
+  os << ") {\n";
   if (hasEpilogue) {
     os << "  const Extra extra{";
     for (size_t i = 2; i < s.inputs.size(); ++i)
       os << "in" << i << ", ";
     os << "0};\n";
+  }
+  if (tma) {
+    os << "  kiln::mm::wgmma_tma_gemm<P>("
+       << (hasEpilogue ? "&extra"
+           : l.hasC    ? "in2"
+                       : "static_cast<const P::CT *>(nullptr)")
+       << ", out0, tm_a, tm_b);\n}\n";
+    out.source = os.str();
+    // A and B as 2-D tensors, innermost first (matmul_sm90.cuh): K-major
+    // operands copied a whole tile at a time, MN-major ones in 64-column
+    // blocks, each row of a box 128 bytes for the 128-byte swizzle.
+    auto map = [&](uint32_t operand, bool kMajor, int64_t rows,
+                   int64_t tileRows) {
+      autotune::TensorMapArg m;
+      m.buffer = operand;
+      m.dtype = dtypeName(t);
+      const uint64_t inner = kMajor ? l.k : rows, outer = kMajor ? rows : l.k;
+      m.dims = {inner, outer};
+      m.strides = {inner * 2};
+      m.box = {64, static_cast<uint32_t>(kMajor ? tileRows : 64)};
+      m.swizzle = 128;
+      return m;
+    };
+    out.tensorMaps = {map(0, !l.transA, l.m, s.config.getInt("tile_m")),
+                      map(1, l.transB, l.n, s.config.getInt("tile_n"))};
+    return true;
   }
   os << "  kiln::mm::"
      << (wgmma ? "wgmma_gemm"

@@ -244,11 +244,34 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   c.setDefault("tile_k", ConfigValue::ofInt(64));
   c.setDefault("warpgroups",
                ConfigValue::ofInt(c.getInt("tile_m") == 64 ? 1 : 2));
-  c.setDefault("stages", ConfigValue::ofInt(4));
+  // The warp-specialized kernel fed by TMA for single products (not yet
+  // for batched ones, whose operands need a tensor map per batch layout).
+  c.setDefault("tma", ConfigValue::ofBool(l.batch == 1));
+  const bool tma = c.getBool("tma");
+  const int64_t bRows0 = l.transB ? c.getInt("tile_n")
+                                  : ceilDiv(c.getInt("tile_n"), 64) * 64;
+  const int64_t stageBytes0 = (c.getInt("tile_m") + bRows0) * 128;
+  // cp.async: 4 stages (H200, 2026-12-02). TMA: as many as fit, up to 6
+  // (4 at 128 x 256, 6 at 128 x 128).
+  c.setDefault("stages",
+               ConfigValue::ofInt(
+                   tma ? std::clamp<int64_t>((kMaxDynamicSmem - 1024 - 256) /
+                                                 stageBytes0,
+                                             3, 6)
+                       : 4));
   c.setDefault("split_k", ConfigValue::ofInt(1));
+  if (tma)
+    c.setDefault("group_m", ConfigValue::ofInt(8));
   const int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n"),
                 bk = c.getInt("tile_k"), wg = c.getInt("warpgroups"),
                 stages = c.getInt("stages");
+  if (tma && l.batch != 1)
+    return no("the TMA matmul multiplies one matrix pair (batch 1); use "
+              "tma=false for batched products");
+  if (tma && (c.getInt("group_m") < 1 || c.getInt("group_m") > 64))
+    return no("group_m must be in [1, 64]");
+  if (!tma)
+    c.erase("group_m"); // The cp.async kernel's grid has no tile order.
   if (bm != 64 && bm != 128 && bm != 256)
     return no("wgmma tile_m must be 64, 128 or 256");
   if (wg != 1 && wg != 2)
@@ -272,14 +295,16 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // matmul_sm90.cuh's wgmma_smem_bytes: the stages, each A (tile_m rows of
   // 128 bytes) and B (tile_n rows, or 64-column blocks of 64 k rows when B
   // is N-major), plus 1 KiB to align them to 1024 bytes.
+  // The TMA kernel adds 256 bytes of mbarriers (wgmma_tma_smem_bytes).
   const int64_t bRows = l.transB ? bn : ceilDiv(bn, 64) * 64;
-  const int64_t bytes = 1024 + stages * (bm + bRows) * 128;
+  const int64_t bytes = 1024 + stages * (bm + bRows) * 128 + (tma ? 256 : 0);
   if (bytes > kMaxDynamicSmem)
     return no("wgmma tiles need " + std::to_string(bytes) +
               " bytes of shared memory for " + std::to_string(stages) +
               " stages; a block has at most " +
               std::to_string(kMaxDynamicSmem));
-  threads = 128 * wg;
+  // TMA: a producer warpgroup beside the consumers.
+  threads = 128 * (wg + (tma ? 1 : 0));
   s.smem = bytes;
   return true;
 }
@@ -502,6 +527,12 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       c.set("path", ConfigValue::ofString(path));
     }
     std::string path = c.getString("path");
+    // Options of the wgmma path mean nothing on the others (a --set or a
+    // path change can leave them behind).
+    if (path != "wgmma") {
+      c.erase("tma");
+      c.erase("group_m");
+    }
     // 128x128 tiles only when they fill the GPU (one block per SM of an
     // H100/H200-class part); otherwise 64x64 tiles give 4x the blocks.
     constexpr int64_t kTargetSMs = 132;
@@ -599,6 +630,14 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     }
     int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n");
     s.block = {threads, 1, 1};
+    if (path == "wgmma" && c.getBool("tma")) {
+      // Persistent: a block per SM (kTargetSMs), each taking output tiles
+      // in grouped order; any grid is correct.
+      s.grid = {std::clamp<int64_t>(ceilDiv(l.m, bm) * ceilDiv(l.n, bn), 1,
+                                    kTargetSMs),
+                1, 1};
+      return true;
+    }
     s.grid = {std::clamp<int64_t>(ceilDiv(l.n, bn) * c.getInt("split_k", 1), 1,
                                   kMaxGridX),
               std::clamp<int64_t>(ceilDiv(l.m, bm), 1, 65535),

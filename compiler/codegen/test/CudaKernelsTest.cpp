@@ -632,25 +632,33 @@ void buildCases() {
   }
   // wgmma (sm_90a): both dtypes, every transpose, ragged M/N/K (zero-filled
   // k tiles, partial row and column tiles, unpaired stores for odd N).
+  // Each through the cp.async kernel and the TMA one (tma=true: a producer
+  // warpgroup, tensor map parameters, a persistent grid).
   for (DType t : {DType::F16, DType::BF16})
     for (int ta = 0; ta < 2; ++ta)
-      for (int tb = 0; tb < 2; ++tb) {
-        LaunchSpec &s =
-            add(std::string("matmul_wgmma_") + dtypeName(t) +
-                    (ta ? "_ta" : "") + (tb ? "_tb" : ""),
-                "matmul", {buf(t, {1000, 1000}), buf(t, {1000, 1000})},
-                buf(t, {1000, 1000}));
-        s.config.set("trans_a", ConfigValue::ofBool(ta));
-        s.config.set("trans_b", ConfigValue::ofBool(tb));
-        s.config.set("path", ConfigValue::ofString("wgmma"));
-        // 64 x 128 tiles of one warpgroup: 16 x 8 blocks.
-        expect(
-            {"kiln::mm::wgmma_gemm<P>", "WARPGROUPS = 1",
-             std::string("m64n128k16.f32.") + dtypeName(t) + "." + dtypeName(t),
-             std::string(", p, 1, 1, ") + (ta ? "1" : "0") + ", " +
-                 (tb ? "0" : "1") + ";"},
-            128, 8);
-      }
+      for (int tb = 0; tb < 2; ++tb)
+        for (bool tma : {false, true}) {
+          LaunchSpec &s =
+              add(std::string("matmul_wgmma_") + dtypeName(t) +
+                      (ta ? "_ta" : "") + (tb ? "_tb" : "") +
+                      (tma ? "_tma" : ""),
+                  "matmul", {buf(t, {1000, 1000}), buf(t, {1000, 1000})},
+                  buf(t, {1000, 1000}));
+          s.config.set("trans_a", ConfigValue::ofBool(ta));
+          s.config.set("trans_b", ConfigValue::ofBool(tb));
+          s.config.set("path", ConfigValue::ofString("wgmma"));
+          s.config.set("tma", ConfigValue::ofBool(tma));
+          // 64 x 128 tiles of one warpgroup: 16 x 8 blocks, or 128 tiles
+          // for as many persistent blocks.
+          expect({tma ? "kiln::mm::wgmma_tma_gemm<P>"
+                      : "kiln::mm::wgmma_gemm<P>",
+                  "WARPGROUPS = 1",
+                  std::string("m64n128k16.f32.") + dtypeName(t) + "." +
+                      dtypeName(t),
+                  std::string(", p, 1, 1, ") + (ta ? "1" : "0") + ", " +
+                      (tb ? "0" : "1") + ";"},
+                 tma ? 256 : 128, tma ? 128 : 8);
+        }
   {
     // Large: 128 x 256 tiles of two warpgroups, four stages.
     LaunchSpec &big =
@@ -658,7 +666,18 @@ void buildCases() {
             {buf(DType::F16, {4096, 4096}), buf(DType::F16, {4096, 4096})},
             buf(DType::F16, {4096, 4096}));
     big.config.set("path", ConfigValue::ofString("wgmma"));
-    expect({"WARPGROUPS = 2", "STAGES = 4", "m64n256k16"}, 256, 16);
+    // TMA by default (batch 1): 256 tiles over 132 persistent blocks.
+    expect({"wgmma_tma_gemm<P>", "WARPGROUPS = 2", "STAGES = 4", "GROUP_M = 8",
+            "m64n256k16", "__launch_bounds__(384, 1)", "__grid_constant__"},
+           384, 132);
+    LaunchSpec &bigAsync =
+        add("matmul_wgmma_big_cp_async", "matmul",
+            {buf(DType::F16, {4096, 4096}), buf(DType::F16, {4096, 4096})},
+            buf(DType::F16, {4096, 4096}));
+    bigAsync.config.set("path", ConfigValue::ofString("wgmma"));
+    bigAsync.config.set("tma", ConfigValue::ofBool(false));
+    expect({"wgmma_gemm<P>", "WARPGROUPS = 2", "STAGES = 4", "m64n256k16"},
+           256, 16);
     // Batched with broadcasting B: A [4, 2, 96, 64] x B [4, 1, 64, 200].
     LaunchSpec &bat = add(
         "matmul_wgmma_batched", "matmul",
@@ -678,7 +697,8 @@ void buildCases() {
                         {"stages", 3}})
       tall.config.set(k, ConfigValue::ofInt(v));
     tall.config.set("path", ConfigValue::ofString("wgmma"));
-    expect({"m64n96k16", "STAGES = 3"}, 256, 3);
+    // TMA: the producer warpgroup beside two consumers; 2 x 3 tiles.
+    expect({"m64n96k16", "STAGES = 3", "wgmma_tma_gemm<P>"}, 384, 6);
     // One warpgroup of 128 rows, M-major A, five stages.
     LaunchSpec &one =
         add("matmul_wgmma_wg1_m128_ta", "matmul",
@@ -691,7 +711,8 @@ void buildCases() {
       one.config.set(k, ConfigValue::ofInt(v));
     one.config.set("trans_a", ConfigValue::ofBool(true));
     one.config.set("path", ConfigValue::ofString("wgmma"));
-    expect({"m64n64k16", "WARPGROUPS = 1", "STAGES = 5"}, 128, 3);
+    expect({"m64n64k16", "WARPGROUPS = 1", "STAGES = 5", "wgmma_tma_gemm<P>"},
+           256, 9);
     // Gemm (alpha, beta, C) and an epilogue program on wgmma.
     LaunchSpec &g = add("gemm_c_wgmma", "matmul",
                         {buf(DType::F16, {72, 64}), buf(DType::F16, {40, 64}),
@@ -726,6 +747,23 @@ void buildCases() {
       s.config.set(key, ConfigValue::ofInt(value));
     rejects.push_back({s, why});
   };
+  {
+    // The TMA kernel multiplies one matrix pair, in groups of 1..64 tile rows.
+    LaunchSpec s;
+    s.name = "wgmma_tma_batched";
+    s.kind = "matmul";
+    s.inputs = {buf(DType::F16, {4, 64, 64}), buf(DType::F16, {4, 64, 64})};
+    s.outputs = {buf(DType::F16, {4, 64, 64})};
+    s.config.set("path", ConfigValue::ofString("wgmma"));
+    s.config.set("tma", ConfigValue::ofBool(true));
+    rejects.push_back({s, "one matrix pair (batch 1)"});
+    s.config.set("tma", ConfigValue::ofBool(true));
+    s.config.set("group_m", ConfigValue::ofInt(0));
+    s.name = "wgmma_tma_group_m";
+    s.inputs = {buf(DType::F16, {64, 64}), buf(DType::F16, {64, 64})};
+    s.outputs = {buf(DType::F16, {64, 64})};
+    rejects.push_back({s, "group_m must be in [1, 64]"});
+  }
   // K = 100: A's rows are not 16-byte aligned.
   wgmmaReject("wgmma_unaligned", {64, 100}, {100, 64}, {64, 64}, nullptr, 0,
               "16-byte loads");

@@ -87,7 +87,7 @@ struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
 };
 
-enum class ArgKind : uint8_t { BufferRef = 0, Scalar = 1 };
+enum class ArgKind : uint8_t { BufferRef = 0, Scalar = 1, TensorMap = 2 };
 enum class ScalarType : uint8_t {
   None = 0,
   I8,
@@ -121,6 +121,20 @@ struct ArgSpec {
   static ArgSpec f64(double v);
   /// Raw bits of a scalar of any type (f16/bf16 bits, i8, ...).
   static ArgSpec bits(ScalarType type, uint64_t bits);
+  /// The kernel's `index`-th tensor map (KernelSpec::tensorMaps).
+  static ArgSpec tensorMap(uint32_t index);
+};
+
+/// A TMA descriptor over buffer `buffer` + `offset` that the runtime encodes
+/// (fb::TensorMap: dims innermost first, byte strides of dims[1..], box,
+/// swizzle span in bytes).
+struct TensorMapSpec {
+  uint32_t buffer = 0;
+  uint64_t offset = 0;
+  kiln_dtype dtype = KILN_DTYPE_F16;
+  std::vector<uint64_t> dims, strides;
+  std::vector<uint32_t> box;
+  uint32_t swizzle = 0;
 };
 
 struct KernelSpec {
@@ -136,6 +150,8 @@ struct KernelSpec {
   /// The kernel begins with griddepcontrol.wait: the runtime may launch it
   /// before its predecessor finishes (programmatic dependent launch).
   bool programmaticLaunch = false;
+  /// Descriptors of the TensorMap arguments (ArgSpec::tensorMap's index).
+  std::vector<TensorMapSpec> tensorMaps;
 };
 
 struct PlanSpec {

@@ -109,6 +109,8 @@ typedef enum kiln_dtype {
 
 /* "f32", "bf16", ...; "invalid" for values not listed above. */
 KILN_API const char *kiln_dtype_name(kiln_dtype dtype);
+/* The inverse of kiln_dtype_name; KILN_DTYPE_INVALID for other names and NULL. */
+KILN_API kiln_dtype kiln_dtype_from_name(const char *name);
 /* Bytes per element; 0 for KILN_DTYPE_INVALID and unknown values. */
 KILN_API size_t kiln_dtype_size(kiln_dtype dtype);
 

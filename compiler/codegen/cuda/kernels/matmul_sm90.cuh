@@ -145,6 +145,71 @@ template <class P> __host__ __device__ constexpr u32 wgmma_smem_bytes() {
   return 1024 + P::STAGES * wgmma_shape<P>::STAGE_BYTES;
 }
 
+/// The descriptor of k16 slice `kk` of A's m64 block at tile row `row` in
+/// the stage at shared address `st`.
+template <class P>
+__device__ __forceinline__ u64 wgmma_desc_a(u32 st, u32 row, int kk) {
+  return P::TRANS_A ? sw128_desc(st + (row / 64) * (P::BK * 128) + kk * 128,
+                                 P::BK * 128, 1024)
+                    : sw128_desc(st + row * 128 + kk * 2, 16, 1024);
+}
+/// The descriptor of k16 slice `kk` of B's BN columns in the stage at `st`.
+template <class P> __device__ __forceinline__ u64 wgmma_desc_b(u32 st, int kk) {
+  const u32 sb = st + wgmma_shape<P>::A_BYTES;
+  return P::TRANS_B ? sw128_desc(sb + kk * 2, 16, 1024)
+                    : sw128_desc(sb + kk * 128, P::BK * 128, 1024);
+}
+
+/// Issues one k tile of the stage at `st` for this warpgroup's rows
+/// [row0, row0 + 64 * MI) as one committed wgmma group.
+template <class P, int MI, int R>
+__device__ __forceinline__ void wgmma_k_tile(float (&acc)[MI][R], u32 st,
+                                             u32 row0) {
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+    fence_accumulators(acc[i]);
+  wgmma_fence();
+#pragma unroll
+  for (int kk = 0; kk < P::BK; kk += 16)
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+      P::wgmma(acc[i], wgmma_desc_a<P>(st, row0 + i * 64, kk),
+               wgmma_desc_b<P>(st, kk));
+  wgmma_commit();
+}
+
+/// Waits for all but N of this warpgroup's wgmma groups, then lets the
+/// compiler touch the accumulators again.
+template <int N, int MI, int R>
+__device__ __forceinline__ void wgmma_wait_acc(float (&acc)[MI][R]) {
+  wgmma_wait<N>();
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+    fence_accumulators(acc[i]);
+}
+
+/// Stores this warpgroup's accumulators (rows row0 + [0, 64 * MI) of the
+/// tile at (m0, n0)) through P::epilogue. Fragment layout: see the file
+/// comment.
+template <class P, int MI, int R, class I>
+__device__ __forceinline__ void
+store_wgmma_tile(typename P::T *__restrict__ O,
+                 const typename P::CT *__restrict__ c, const float (&acc)[MI][R],
+                 I m0, I n0, int row0) {
+  const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
+  const int r0 = row0 + warp * 16 + (lane >> 2), c0 = (lane & 3) * 2;
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < P::BN / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const I gm = m0 + r0 + i * 64 + h * 8, gn = n0 + j * 8 + c0;
+        store_pair<P>(O, c, gm, gn, acc[i][4 * j + 2 * h],
+                      acc[i][4 * j + 2 * h + 1]);
+      }
+}
+
 template <class P>
 __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
                                            const typename P::T *__restrict__ b,
@@ -159,23 +224,9 @@ __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
   // The swizzle pattern is anchored at 1024-byte boundaries of the shared
   // window: align the stages there (the launch reserves 1 KiB for this).
   const u32 base = (smem_addr(kiln_wgmma_smem) + 1023u) & ~1023u;
-  const int wg = threadIdx.x >> 7, warp = (threadIdx.x >> 5) & 3,
-            lane = threadIdx.x & 31;
+  const int wg = threadIdx.x >> 7;
   constexpr I MB = (P::M + BM - 1) / BM;
   constexpr I KT = (P::K + BK - 1) / BK;
-  // Descriptors of this warpgroup's k16 slice kk of stage `st`: A's m64 block
-  // i, B's whole BN columns.
-  auto desc_a = [&](u32 st, int i, int kk) {
-    const u32 row = wg * WM + i * 64;
-    return P::TRANS_A ? sw128_desc(st + (row / 64) * (BK * 128) + kk * 128,
-                                   BK * 128, 1024)
-                      : sw128_desc(st + row * 128 + kk * 2, 16, 1024);
-  };
-  auto desc_b = [&](u32 st, int kk) {
-    const u32 sb = st + S::A_BYTES;
-    return P::TRANS_B ? sw128_desc(sb + kk * 2, 16, 1024)
-                      : sw128_desc(sb + kk * 128, BK * 128, 1024);
-  };
   for (i64 z = blockIdx.z; z < P::BATCH; z += gridDim.z) {
     const u16 *A, *B;
     T *O;
@@ -221,41 +272,228 @@ __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
           issue(static_cast<int>((kt + STAGES - 2) % STAGES), kt + STAGES - 2);
         cp_async_commit(); // Possibly empty: keeps one group per step.
         const u32 st = base + static_cast<u32>(kt % STAGES) * S::STAGE_BYTES;
-#pragma unroll
-        for (int i = 0; i < MI; ++i)
-          fence_accumulators(acc[i]);
-        wgmma_fence();
-#pragma unroll
-        for (int kk = 0; kk < BK; kk += 16)
-#pragma unroll
-          for (int i = 0; i < MI; ++i)
-            P::wgmma(acc[i], desc_a(st, i, kk), desc_b(st, kk));
-        wgmma_commit();
-        wgmma_wait<1>(); // Group kt - 1 is done; kt may run on.
-#pragma unroll
-        for (int i = 0; i < MI; ++i)
-          fence_accumulators(acc[i]);
+        wgmma_k_tile<P>(acc, st, wg * WM);
+        wgmma_wait_acc<1>(acc); // Group kt - 1 is done; kt may run on.
       }
-      wgmma_wait<0>();
-#pragma unroll
-      for (int i = 0; i < MI; ++i)
-        fence_accumulators(acc[i]);
+      wgmma_wait_acc<0>(acc);
       // Every warpgroup is done with the stages before the next tile's
       // loads refill them.
       __syncthreads();
-      // Fragment layout: see the file comment.
-      const int r0 = wg * WM + warp * 16 + (lane >> 2), c0 = (lane & 3) * 2;
-#pragma unroll
-      for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const I gm = m0 + r0 + i * 64 + h * 8, gn = n0 + j * 8 + c0;
-            store_pair<P>(O, c, gm, gn, acc[i][4 * j + 2 * h],
-                          acc[i][4 * j + 2 * h + 1]);
-          }
+      store_wgmma_tile<P>(O, c, acc, m0, n0, wg * WM);
     }
+  }
+}
+
+
+// ---------------------------------------------------------------------------
+// The warp-specialized path (P::TMA): a producer warpgroup whose one thread
+// loads A and B tiles with the bulk tensor copy engine (TMA,
+// cp.async.bulk.tensor) into the same 128-byte swizzled stages, and
+// P::WARPGROUPS consumer warpgroups that multiply them with wgmma. Stages
+// hand over through mbarriers: full[s] completes when the copy engine has
+// written stage s (one arrive.expect_tx of the stage's bytes, then the
+// copies' complete_tx), empty[s] when every consumer warpgroup's wgmma that
+// read it is done (one arrive per warpgroup). The grid is persistent: block
+// b takes output tiles b, b + gridDim.x, ... in grouped order (P::GROUP_M
+// rows of tiles sweep the columns together, so concurrent blocks share A
+// and B tiles in L2), and the producer runs ahead into the next tile while
+// the consumers store the last one. Needs P::BATCH == 1.
+//
+// Phases: the i-th stage use overall (counting across tiles) is stage
+// i % STAGES in phase (i / STAGES) & 1. Consumers wait for full[s] to
+// complete that phase; the producer waits for empty[s] to complete the phase
+// before (parity ^ 1), which a fresh barrier reports as complete, so the
+// first STAGES loads start at once.
+//
+// The tensor maps (CUtensorMap, encoded by the runtime with
+// cuTensorMapEncodeTiled, SWIZZLE_128B, out-of-range elements zero-filled)
+// describe A and B as 2-D tensors, innermost dimension first: K-major
+// operands as {K, rows} with boxes {64, BM or BN} (a whole tile), MN-major
+// ones as {rows, K} with boxes {64, 64} (one 64-column block per copy).
+// EmitMatmul.cpp writes the same geometry into the launch's tensor map
+// arguments.
+
+/// A CUtensorMap: 128 opaque bytes, passed by value as a __grid_constant__
+/// kernel parameter so that TMA reads it from parameter space.
+struct __align__(64) tensor_map {
+  u64 opaque[16];
+};
+
+__device__ __forceinline__ void mbar_init(u32 bar, u32 count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar),
+               "r"(count)
+               : "memory");
+}
+/// One arrival that also announces `bytes` of copies completing on `bar`.
+__device__ __forceinline__ void mbar_arrive_expect_tx(u32 bar, u32 bytes) {
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+      "r"(bytes)
+      : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(u32 bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar)
+               : "memory");
+}
+/// Spins until the phase of `bar` with parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(u32 bar, u32 parity) {
+  asm volatile("{\n"
+               ".reg .pred done;\n"
+               "KILN_MBAR_WAIT:\n"
+               "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+               "@!done bra KILN_MBAR_WAIT;\n"
+               "}\n" ::"r"(bar),
+               "r"(parity)
+               : "memory");
+}
+/// A 2-D tile copy global -> shared (dst 1024-byte aligned for the 128-byte
+/// swizzle) at coordinates (c0 innermost, c1), completing on `bar`.
+__device__ __forceinline__ void tma_load_2d(u32 dst, const tensor_map *map,
+                                            u32 bar, int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+               "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(bar)
+               : "memory");
+}
+__device__ __forceinline__ void tma_prefetch_map(const tensor_map *map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<u64>(map))
+               : "memory");
+}
+/// Register budgets of the two roles (setmaxnreg, sm_90a; the kernel is
+/// launched with __launch_bounds__(threads, 1) so it starts capped).
+template <int N> __device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N> __device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
+template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
+  /// The producer warpgroup plus the consumers.
+  static constexpr int THREADS = 128 * (P::WARPGROUPS + 1);
+  static constexpr u32 BARRIER_BYTES = 256; // full[STAGES], empty[STAGES]
+  static_assert(P::STAGES * 16 <= BARRIER_BYTES, "barriers fit");
+  static_assert(P::BATCH == 1, "the TMA path multiplies one matrix pair");
+  static_assert(P::GROUP_M >= 1, "tile rows per group");
+};
+
+/// The dynamic shared memory of wgmma_tma_gemm<P>: alignment slack, the
+/// stages, then the barriers.
+template <class P> __host__ __device__ constexpr u32 wgmma_tma_smem_bytes() {
+  return 1024 + P::STAGES * wgmma_shape<P>::STAGE_BYTES +
+         wgmma_tma_shape<P>::BARRIER_BYTES;
+}
+
+/// Output tile `t` of the grouped order: GROUP_M tile rows at a time, column
+/// by column within the group.
+template <class P, class I>
+__device__ __forceinline__ void grouped_tile(I t, I mblocks, I nblocks, I &mb,
+                                             I &nb) {
+  const I per_group = static_cast<I>(P::GROUP_M) * nblocks;
+  const I first = t / per_group * P::GROUP_M;
+  const I rows = mblocks - first < P::GROUP_M ? mblocks - first
+                                              : static_cast<I>(P::GROUP_M);
+  const I in = t % per_group;
+  mb = first + in % rows;
+  nb = in / rows;
+}
+
+template <class P>
+__device__ __forceinline__ void
+wgmma_tma_gemm(const typename P::CT *__restrict__ c,
+               typename P::T *__restrict__ out, const tensor_map &map_a,
+               const tensor_map &map_b) {
+  typedef typename P::I I;
+  typedef wgmma_tma_shape<P> S;
+  constexpr int BM = P::BM, BN = P::BN, BK = P::BK, STAGES = P::STAGES;
+  constexpr int WM = S::WM, MI = S::MI, R = S::R;
+  constexpr I MB = (P::M + BM - 1) / BM, NB = (P::N + BN - 1) / BN;
+  constexpr I TILES = MB * NB;
+  constexpr I KT = (P::K + BK - 1) / BK;
+  static_assert(P::K > 0, "an empty K has nothing to load");
+  extern __shared__ __align__(1024) u8 kiln_wgmma_smem[];
+  const u32 base = (smem_addr(kiln_wgmma_smem) + 1023u) & ~1023u;
+  const u32 bars = base + STAGES * S::STAGE_BYTES;
+  auto full = [&](u32 s) { return bars + 8 * s; };
+  auto empty = [&](u32 s) { return bars + 8 * (STAGES + s); };
+  if (threadIdx.x == 0) {
+#pragma unroll
+    for (int s = 0; s < STAGES; ++s) {
+      mbar_init(full(s), 1);
+      mbar_init(empty(s), P::WARPGROUPS);
+    }
+    // Make the initialized barriers visible to the copy engine.
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+  const int wg = threadIdx.x >> 7;
+  if (wg == 0) {
+    // Producer: one thread issues every copy.
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) {
+      tma_prefetch_map(&map_a);
+      tma_prefetch_map(&map_b);
+      u32 use = 0;
+      for (I t = blockIdx.x; t < TILES; t += gridDim.x) {
+        I mb, nb;
+        grouped_tile<P>(t, MB, NB, mb, nb);
+        const int m0 = static_cast<int>(mb * BM), n0 = static_cast<int>(nb * BN);
+        for (I kt = 0; kt < KT; ++kt, ++use) {
+          const u32 s = use % STAGES, parity = (use / STAGES) & 1;
+          mbar_wait(empty(s), parity ^ 1);
+          mbar_arrive_expect_tx(full(s), S::STAGE_BYTES);
+          const u32 sa = base + s * S::STAGE_BYTES, sb = sa + S::A_BYTES;
+          const int k0 = static_cast<int>(kt * BK);
+          if (P::TRANS_A) { // [K, M]: BM / 64 blocks of 64 m x 64 k.
+#pragma unroll
+            for (int j = 0; j < BM / 64; ++j)
+              tma_load_2d(sa + j * (BK * 128), &map_a, full(s), m0 + 64 * j,
+                          k0);
+          } else { // [M, K]: BM rows of 64 k.
+            tma_load_2d(sa, &map_a, full(s), k0, m0);
+          }
+          if (P::TRANS_B) { // [N, K]: BN rows of 64 k.
+            tma_load_2d(sb, &map_b, full(s), k0, n0);
+          } else { // [K, N]: 64-column blocks of 64 k rows.
+#pragma unroll
+            for (int j = 0; j < (BN + 63) / 64; ++j)
+              tma_load_2d(sb + j * (BK * 128), &map_b, full(s), n0 + 64 * j,
+                          k0);
+          }
+        }
+      }
+    }
+    return;
+  }
+  // Consumers: warpgroup cw owns rows [cw * WM, (cw + 1) * WM) of the tile.
+  setmaxnreg_inc<232>();
+  const int row0 = (wg - 1) * WM;
+  const bool leader = (threadIdx.x & 127) == 0;
+  u32 use = 0;
+  for (I t = blockIdx.x; t < TILES; t += gridDim.x) {
+    I mb, nb;
+    grouped_tile<P>(t, MB, NB, mb, nb);
+    float acc[MI][R];
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int q = 0; q < R; ++q)
+        acc[i][q] = 0.0f;
+    u32 prev = 0;
+    for (I kt = 0; kt < KT; ++kt, ++use) {
+      const u32 s = use % STAGES, parity = (use / STAGES) & 1;
+      mbar_wait(full(s), parity);
+      wgmma_k_tile<P>(acc, base + s * S::STAGE_BYTES, row0);
+      // The previous step's group is done: free its stage.
+      wgmma_wait_acc<1>(acc);
+      if (kt > 0 && leader)
+        mbar_arrive(empty(prev));
+      prev = s;
+    }
+    wgmma_wait_acc<0>(acc);
+    if (leader)
+      mbar_arrive(empty(prev));
+    store_wgmma_tile<P>(out, c, acc, mb * BM, nb * BN, row0);
   }
 }
 
