@@ -55,7 +55,7 @@ void wgmmaSpace(SearchLevel level, std::vector<TuningConfig> &out) {
   const std::vector<Tile> tiles =
       max ? std::vector<Tile>{{64, 64, 1},   {64, 128, 1},  {64, 256, 1},
                               {128, 64, 1},  {128, 128, 1}, {128, 128, 2},
-                              {128, 256, 2}, {256, 128, 2}}
+                              {128, 256, 2}, {256, 128, 2}, {64, 256, 2}}
           : std::vector<Tile>{{64, 128, 1}, {128, 128, 2}, {128, 256, 2}};
   const std::vector<int64_t> stages = max ? std::vector<int64_t>{3, 4, 5}
                                           : std::vector<int64_t>{3, 4};
@@ -80,12 +80,19 @@ void wgmmaSpace(SearchLevel level, std::vector<TuningConfig> &out) {
     };
     for (int64_t st : stages)
       out.push_back(config(st, false));
-    for (int64_t st : tmaStages)
-      for (int64_t g : groups) {
-        TuningConfig c = config(st, true);
-        c["group_m"] = str(g);
-        out.push_back(std::move(c));
-      }
+    for (bool pingpong : {false, true}) {
+      // Ping-pong: each of two warpgroups takes whole tiles of up to 128
+      // rows.
+      if (pingpong && (t.groups != 2 || t.m > 128))
+        continue;
+      for (int64_t st : tmaStages)
+        for (int64_t g : groups) {
+          TuningConfig c = config(st, true);
+          c["group_m"] = str(g);
+          c["pingpong"] = pingpong ? "true" : "false";
+          out.push_back(std::move(c));
+        }
+    }
   }
 }
 
@@ -125,7 +132,8 @@ const std::set<std::string> &tuningKeys(const std::string &kind) {
   static const std::map<std::string, std::set<std::string>> keys = {
       {"matmul",
        {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n",
-        "stage_out", "stages", "split_k", "warpgroups", "tma", "group_m"}},
+        "stage_out", "stages", "split_k", "warpgroups", "tma", "group_m",
+        "pingpong"}},
       {"attention", {"block_m", "block_n"}},
       {"softmax", {"variant", "block_size"}},
       {"reduce", {"variant", "block_size"}},
@@ -196,6 +204,20 @@ PrunedSpace pruneSpace(const TuningConfig &baseline,
       p.kept.push_back(std::move(normalized));
   }
   return p;
+}
+
+std::string configFamily(const TuningConfig &config) {
+  static const char *const keys[] = {"path",    "tile_m",     "tile_n",
+                                     "warps_m", "warps_n",    "warpgroups",
+                                     "tma",     "pingpong",   "variant",
+                                     "block_m"};
+  std::string out;
+  for (const char *k : keys) {
+    auto it = config.find(k);
+    if (it != config.end())
+      out += std::string(k) + "=" + it->second + " ";
+  }
+  return out;
 }
 
 double median(std::vector<double> ms) {

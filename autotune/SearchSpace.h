@@ -60,6 +60,12 @@ double median(std::vector<double> ms);
 
 /// One candidate's outcome: its index in the pruned space and, when it ran
 /// and matched the baseline's output, its median time.
+/// The family of a candidate: its path, tile shape and thread layout
+/// (path, tile_m, tile_n, warps_m, warps_n, warpgroups, tma, variant,
+/// block_m); the other keys (stages, split_k, tile_k, group_m, vec, ...)
+/// refine a family. The staged search measures one member per family first.
+std::string configFamily(const TuningConfig &config);
+
 struct Measurement {
   size_t candidate = 0;
   std::optional<double> medianMs; ///< empty: failed, crashed or wrong

@@ -47,6 +47,12 @@ PATH_FLAGS = {
     "auto": (), "mma": ("--matmul-path=mma",), "wgmma": ("--matmul-path=wgmma",),
     "simt": ("--matmul-path=simt",),
     "wgmma-async": ("--matmul-path=wgmma", "--set=matmul.tma=false"),
+    # The TMA kernel's ping-pong schedule on 128 x 128 tiles (two consumer
+    # warpgroups taking turns), and the cooperative one on the same tiles.
+    "wgmma-pingpong": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=128",
+                       "--set=matmul.warpgroups=2", "--set=matmul.pingpong=true"),
+    "wgmma-128": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=128",
+                  "--set=matmul.warpgroups=2"),
 }
 GEMMS = [
     ("bert 1x128 qkv", 128, 768, 768), ("bert 1x128 ffn1", 128, 768, 3072),

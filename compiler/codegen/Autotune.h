@@ -33,6 +33,10 @@ struct LaunchTuneResult {
   std::vector<std::string> notes;
 };
 
+/// Indices into space.kept of the first candidate of each family
+/// (autotune::configFamily), the reference (0) first.
+std::vector<size_t> firstOfEachFamily(const autotune::PrunedSpace &space);
+
 /// Measures the candidates of `configured` (a launch configureLaunch
 /// accepted; its tuning keys are the reference) at `level` on the GPU.
 /// Failures of single candidates are notes; only a broken toolchain (NVRTC

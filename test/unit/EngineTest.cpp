@@ -108,7 +108,18 @@ Fixture makeFixture() {
              ArgSpec::bits(ScalarType::F16, 0x3c00),
              ArgSpec::i32(-1),
              ArgSpec::f64(2.25),
-             ArgSpec::bits(ScalarType::I8, 0x80)};
+             ArgSpec::bits(ScalarType::I8, 0x80),
+             ArgSpec::tensorMap(0)};
+  // A TMA descriptor over all 512 bytes of w1: 16 x 16 f16 with rows 32
+  // bytes apart, copied in 16 x 16 boxes with the 32-byte swizzle.
+  TensorMapSpec map;
+  map.buffer = 6;
+  map.dtype = KILN_DTYPE_F16;
+  map.dims = {16, 16};
+  map.strides = {32};
+  map.box = {16, 16};
+  map.swizzle = 32;
+  k1.tensorMaps = {map};
   p.kernels = {k0, k1};
   p.launchOrder = {0, 1, 0};
   return f;
@@ -415,6 +426,19 @@ TEST(EngineFormat, PlanRoundTrip) {
   uint64_t dBits = args->Get(6)->value();
   std::memcpy(&d, &dBits, 8);
   EXPECT_EQ(d, 2.25);
+  // The tensor map argument and its descriptor.
+  ASSERT_NE(p->kernels()->Get(1)->tensor_maps(), nullptr);
+  ASSERT_EQ(p->kernels()->Get(1)->tensor_maps()->size(), 1u);
+  const kiln::fb::TensorMap *map = p->kernels()->Get(1)->tensor_maps()->Get(0);
+  EXPECT_EQ(map->buffer(), 6u);
+  EXPECT_EQ(map->offset(), 0u);
+  EXPECT_EQ(map->dtype(), kiln::fb::DType::F16);
+  EXPECT_EQ(std::vector<uint64_t>(map->dims()->begin(), map->dims()->end()),
+            (std::vector<uint64_t>{16, 16}));
+  EXPECT_EQ(map->strides()->Get(0), 32u);
+  EXPECT_EQ(map->box()->Get(1), 16u);
+  EXPECT_EQ(map->swizzle(), 32u);
+  EXPECT_EQ(p->kernels()->Get(0)->tensor_maps(), nullptr);
   ASSERT_EQ(p->launch_order()->size(), 3u);
   EXPECT_EQ(p->launch_order()->Get(0), 0u);
   EXPECT_EQ(p->launch_order()->Get(1), 1u);
@@ -971,6 +995,30 @@ std::vector<SemanticCase> semanticCases() {
          f.plan.kernels[0].args[0].scalarType = ScalarType::F32;
        },
        "argument 0: a buffer reference with a scalar type"},
+      {"tensor map index",
+       [](Fixture &f) {
+         f.plan.kernels[1].args.push_back(ArgSpec::tensorMap(3));
+       },
+       "kernel 1 'matmul': argument 9: tensor map 3 does not exist (the "
+       "kernel has 1)"},
+      {"tensor map dtype",
+       [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].dtype = KILN_DTYPE_I32; },
+       "argument 8: tensor map: dtype 7 is not f16, bf16 or f32"},
+      {"tensor map stride",
+       [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].strides = {24}; },
+       "tensor map: stride 24 of dimension 1 is not a multiple of 16"},
+      {"tensor map past its buffer",
+       [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].dims = {16, 17}; },
+       "tensor map: it reaches past the end of buffer 6 (512 bytes)"},
+      {"tensor map offset",
+       [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].offset = 8; },
+       "tensor map: byte offset 8 is not 16-byte aligned"},
+      {"tensor map box and swizzle",
+       [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].box = {32, 16}; },
+       "tensor map: an inner box of 64 bytes exceeds the 32-byte swizzle"},
+      {"tensor map rank",
+       [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].strides = {}; },
+       "tensor map: 2 dimensions need 1 strides and 2 box extents"},
       {"unknown argument kind",
        [](Fixture &f) { f.plan.kernels[0].args[0].kind = ArgKind(7); },
        "argument 0: unknown argument kind 7"},

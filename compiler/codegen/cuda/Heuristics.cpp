@@ -260,8 +260,11 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
                                              3, 6)
                        : 4));
   c.setDefault("split_k", ConfigValue::ofInt(1));
-  if (tma)
+  if (tma) {
     c.setDefault("group_m", ConfigValue::ofInt(8));
+    c.setDefault("pingpong", ConfigValue::ofBool(false));
+  }
+  const bool pingpong = tma && c.getBool("pingpong");
   const int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n"),
                 bk = c.getInt("tile_k"), wg = c.getInt("warpgroups"),
                 stages = c.getInt("stages");
@@ -270,15 +273,21 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
               "tma=false for batched products");
   if (tma && (c.getInt("group_m") < 1 || c.getInt("group_m") > 64))
     return no("group_m must be in [1, 64]");
-  if (!tma)
-    c.erase("group_m"); // The cp.async kernel's grid has no tile order.
+  if (!tma) { // The cp.async kernel has no tile order or schedules.
+    c.erase("group_m");
+    c.erase("pingpong");
+  }
+  if (pingpong && wg != 2)
+    return no("pingpong takes two consumer warpgroups (warpgroups = 2)");
   if (bm != 64 && bm != 128 && bm != 256)
     return no("wgmma tile_m must be 64, 128 or 256");
   if (wg != 1 && wg != 2)
     return no("wgmma warpgroups must be 1 or 2");
-  const int64_t rows = bm / wg;
+  // Rows per warpgroup: its share of the tile, or in ping-pong all of it.
+  const int64_t rows = pingpong ? bm : bm / wg;
   if (rows != 64 && rows != 128)
-    return no("wgmma tile_m / warpgroups must be 64 or 128 rows");
+    return no(pingpong ? "wgmma ping-pong tile_m must be 64 or 128 rows"
+                       : "wgmma tile_m / warpgroups must be 64 or 128 rows");
   if (bn % 8 != 0 || bn < 8 || bn > 256)
     return no("wgmma tile_n must be a multiple of 8 up to 256");
   if (rows / 64 * bn / 2 > 128)
@@ -532,6 +541,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     if (path != "wgmma") {
       c.erase("tma");
       c.erase("group_m");
+      c.erase("pingpong");
     }
     // 128x128 tiles only when they fill the GPU (one block per SM of an
     // H100/H200-class part); otherwise 64x64 tiles give 4x the blocks.

@@ -670,6 +670,20 @@ void buildCases() {
     expect({"wgmma_tma_gemm<P>", "WARPGROUPS = 2", "STAGES = 4", "GROUP_M = 8",
             "m64n256k16", "__launch_bounds__(384, 1)", "__grid_constant__"},
            384, 132);
+    // Ping-pong: two consumer warpgroups taking whole 128 x 128 tiles in
+    // turn, ragged edges (1000 = 7 x 128 + 104), bf16, K-major B.
+    LaunchSpec &pp =
+        add("matmul_wgmma_pingpong", "matmul",
+            {buf(DType::BF16, {1000, 1000}), buf(DType::BF16, {1000, 1000})},
+            buf(DType::BF16, {1000, 1000}));
+    pp.config.set("path", ConfigValue::ofString("wgmma"));
+    pp.config.set("trans_b", ConfigValue::ofBool(true));
+    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
+                        {"tile_n", 128},
+                        {"warpgroups", 2}})
+      pp.config.set(k, ConfigValue::ofInt(v));
+    pp.config.set("pingpong", ConfigValue::ofBool(true));
+    expect({"PINGPONG = true", "WARPGROUPS = 2", "m64n128k16"}, 384, 64);
     LaunchSpec &bigAsync =
         add("matmul_wgmma_big_cp_async", "matmul",
             {buf(DType::F16, {4096, 4096}), buf(DType::F16, {4096, 4096})},
@@ -763,6 +777,11 @@ void buildCases() {
     s.inputs = {buf(DType::F16, {64, 64}), buf(DType::F16, {64, 64})};
     s.outputs = {buf(DType::F16, {64, 64})};
     rejects.push_back({s, "group_m must be in [1, 64]"});
+    s.name = "wgmma_pingpong_one_warpgroup";
+    s.config.set("group_m", ConfigValue::ofInt(8));
+    s.config.set("warpgroups", ConfigValue::ofInt(1));
+    s.config.set("pingpong", ConfigValue::ofBool(true));
+    rejects.push_back({s, "pingpong takes two consumer warpgroups"});
   }
   // K = 100: A's rows are not 16-byte aligned.
   wgmmaReject("wgmma_unaligned", {64, 100}, {100, 64}, {64, 64}, nullptr, 0,

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 using namespace kiln;
 using namespace kiln::codegen;
 
@@ -161,4 +163,37 @@ TEST(Tuning, MeasureBuffersKeepGatherIndicesInTheAxis) {
   ASSERT_TRUE(measureBuffers(e, in, out, why)) << why;
   EXPECT_EQ(in[1].intLo, 1);
   EXPECT_EQ(in[1].intHi, 8);
+}
+
+TEST(Tuning, StagedSearchTakesOneCandidatePerFamilyFirst) {
+  // BERT 32x128's FFN1 at max: the families (path, tiles, thread layout)
+  // are far fewer than the candidates, the reference leads, and no family
+  // appears twice in the first stage.
+  TargetOptions sm90;
+  LaunchSpec s = configured(matmul(DType::F16, 4096, 768, 3072), sm90);
+  autotune::PrunedSpace max =
+      tuningCandidates(s, autotune::SearchLevel::Max, sm90);
+  std::vector<size_t> first = firstOfEachFamily(max);
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(first[0], 0u);
+  EXPECT_LT(3 * first.size(), max.kept.size());
+  std::set<std::string> families;
+  for (size_t i : first)
+    EXPECT_TRUE(families.insert(autotune::configFamily(max.kept[i])).second);
+  for (const autotune::TuningConfig &c : max.kept)
+    EXPECT_TRUE(families.count(autotune::configFamily(c)))
+        << autotune::printConfig(c);
+  // Stages and split-K refine a family; tiles and the TMA kernel do not.
+  autotune::TuningConfig a = {{"path", "wgmma"}, {"tile_m", "128"},
+                              {"tile_n", "256"}, {"stages", "4"},
+                              {"tma", "true"},   {"group_m", "8"}};
+  autotune::TuningConfig b = a;
+  b["stages"] = "3";
+  b["group_m"] = "16";
+  EXPECT_EQ(autotune::configFamily(a), autotune::configFamily(b));
+  b["tma"] = "false";
+  EXPECT_NE(autotune::configFamily(a), autotune::configFamily(b));
+  b = a;
+  b["tile_n"] = "128";
+  EXPECT_NE(autotune::configFamily(a), autotune::configFamily(b));
 }

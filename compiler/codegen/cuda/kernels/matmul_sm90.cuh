@@ -118,9 +118,21 @@ load_sw128_async(u32 s, const u16 *__restrict__ g, I row0, I col0, I nrows,
   }
 }
 
+/// P::PINGPONG when P declares it true (the TMA kernel's option), else
+/// false.
+template <class P, class = void> struct pingpong_of {
+  static constexpr bool value = false;
+};
+template <class P>
+struct pingpong_of<P, decltype(void(P::PINGPONG))> {
+  static constexpr bool value = P::PINGPONG;
+};
+
 template <class P> struct wgmma_shape {
   static constexpr int THREADS = 128 * P::WARPGROUPS;
-  static constexpr int WM = P::BM / P::WARPGROUPS; // rows per warpgroup
+  /// Rows per warpgroup: a share of the tile, or (ping-pong) all of it.
+  static constexpr int WM =
+      pingpong_of<P>::value ? P::BM : P::BM / P::WARPGROUPS;
   static constexpr int MI = WM / 64;               // m64 instructions
   static constexpr int R = P::BN / 2;              // f32 accumulators each
   // Both layouts of A take BM * 128 bytes (BM rows, or BM / 64 blocks of 64
@@ -132,7 +144,8 @@ template <class P> struct wgmma_shape {
   static_assert(P::BK == 64, "one 128-byte swizzle row of k per tile");
   static_assert(P::BN % 8 == 0 && P::BN >= 8 && P::BN <= 256,
                 "wgmma n is a multiple of 8 up to 256");
-  static_assert((WM == 64 || WM == 128) && WM * P::WARPGROUPS == P::BM,
+  static_assert((WM == 64 || WM == 128) &&
+                    (pingpong_of<P>::value || WM * P::WARPGROUPS == P::BM),
                 "each warpgroup owns 64 or 128 rows");
   static_assert(P::STAGES >= 3, "the k loop keeps STAGES - 2 loads ahead");
   static_assert(P::A_VEC && P::B_VEC, "the wgmma path needs 16-byte loads");
@@ -299,6 +312,12 @@ __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
 // and B tiles in L2), and the producer runs ahead into the next tile while
 // the consumers store the last one. Needs P::BATCH == 1.
 //
+// Two schedules for the consumers: cooperative (every consumer warpgroup
+// takes BM / WARPGROUPS rows of each tile), and ping-pong (P::PINGPONG, two
+// warpgroups: each takes every other tile of the block whole, so one
+// warpgroup's epilogue overlaps the other's k loop; the copies still come in
+// tile order, so the k loops take turns).
+//
 // Phases: the i-th stage use overall (counting across tiles) is stage
 // i % STAGES in phase (i / STAGES) & 1. Consumers wait for full[s] to
 // complete that phase; the producer waits for empty[s] to complete the phase
@@ -407,6 +426,8 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   typedef wgmma_tma_shape<P> S;
   constexpr int BM = P::BM, BN = P::BN, BK = P::BK, STAGES = P::STAGES;
   constexpr int WM = S::WM, MI = S::MI, R = S::R;
+  constexpr bool PINGPONG = pingpong_of<P>::value;
+  static_assert(!PINGPONG || P::WARPGROUPS == 2, "ping-pong takes turns of 2");
   constexpr I MB = (P::M + BM - 1) / BM, NB = (P::N + BN - 1) / BN;
   constexpr I TILES = MB * NB;
   constexpr I KT = (P::K + BK - 1) / BK;
@@ -420,7 +441,9 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);
-      mbar_init(empty(s), P::WARPGROUPS);
+      // Every warpgroup that reads a stage frees it: all of them, or in
+      // ping-pong the tile's one.
+      mbar_init(empty(s), PINGPONG ? 1 : P::WARPGROUPS);
     }
     // Make the initialized barriers visible to the copy engine.
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -467,10 +490,16 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   }
   // Consumers: warpgroup cw owns rows [cw * WM, (cw + 1) * WM) of the tile.
   setmaxnreg_inc<232>();
-  const int row0 = (wg - 1) * WM;
+  // Cooperative: rows [cw * WM, (cw + 1) * WM) of every tile; ping-pong:
+  // the block's tiles cw, cw + 2, ... whole.
+  const int cw = wg - 1, row0 = PINGPONG ? 0 : cw * WM;
+  const I first = PINGPONG ? cw : 0, step = PINGPONG ? 2 : 1;
   const bool leader = (threadIdx.x & 127) == 0;
-  u32 use = 0;
-  for (I t = blockIdx.x; t < TILES; t += gridDim.x) {
+  for (I i = first, t = blockIdx.x + first * gridDim.x; t < TILES;
+       i += step, t += step * gridDim.x) {
+    // The block's i-th tile uses stages i * KT .. i * KT + KT - 1 (the
+    // producer's count).
+    u32 use = static_cast<u32>(i * KT);
     I mb, nb;
     grouped_tile<P>(t, MB, NB, mb, nb);
     float acc[MI][R];
