@@ -5,6 +5,9 @@
 #include "kiln/kiln.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <functional>
 #include <cstdio>
 #include <sstream>
 #include <unistd.h>
@@ -296,14 +299,314 @@ void retimeInterleaved(const GpuJob &job, const std::vector<size_t> &finalists,
     emit(std::to_string(finalists[f]) + " ok " + fmtMs(median(ms[f])));
 }
 
+// --- Exec'd workers: the job as a file, the worker's command line. ---
+
+std::string &workerExecutable() {
+  static std::string exe;
+  return exe;
+}
+
+constexpr char kJobMagic[8] = {'K', 'G', 'J', 'O', 'B', '0', '0', '1'};
+
+class JobWriter {
+public:
+  void raw(const void *p, size_t n) {
+    const char *c = static_cast<const char *>(p);
+    bytes.insert(bytes.end(), c, c + n);
+  }
+  template <class T> void num(T v) { raw(&v, sizeof v); }
+  void str(const std::string &v) {
+    num<uint64_t>(v.size());
+    raw(v.data(), v.size());
+  }
+  template <class T> void vec(const std::vector<T> &v) {
+    num<uint64_t>(v.size());
+    for (const T &x : v)
+      num(x);
+  }
+  std::vector<char> bytes;
+};
+
+class JobReader {
+public:
+  explicit JobReader(const std::vector<char> &b) : b_(b) {}
+  bool raw(void *p, size_t n) {
+    if (n > b_.size() - pos_)
+      return false;
+    std::memcpy(p, b_.data() + pos_, n);
+    pos_ += n;
+    return true;
+  }
+  template <class T> bool num(T &v) { return raw(&v, sizeof v); }
+  bool str(std::string &v) {
+    uint64_t n;
+    if (!num(n) || n > b_.size() - pos_)
+      return false;
+    v.assign(b_.data() + pos_, n);
+    pos_ += n;
+    return true;
+  }
+  template <class T> bool vec(std::vector<T> &v) {
+    uint64_t n;
+    if (!num(n) || n > (b_.size() - pos_) / sizeof(T))
+      return false;
+    v.resize(n);
+    for (T &x : v)
+      if (!num(x))
+        return false;
+    return true;
+  }
+  bool atEnd() const { return pos_ == b_.size(); }
+
+private:
+  const std::vector<char> &b_;
+  size_t pos_ = 0;
+};
+
+std::vector<char> encodeJobBytes(const GpuJob &job) {
+  JobWriter w;
+  w.raw(kJobMagic, sizeof kJobMagic);
+  w.num<int32_t>(job.warmup);
+  w.num<int32_t>(job.runs);
+  w.num<double>(job.timeoutSeconds);
+  w.num<uint64_t>(job.seed);
+  for (const auto *list : {&job.inputs, &job.outputs}) {
+    w.num<uint64_t>(list->size());
+    for (const BufferDesc &d : *list) {
+      w.str(d.dtype);
+      w.num<int64_t>(d.elements);
+      w.num<int64_t>(d.intLo);
+      w.num<int64_t>(d.intHi);
+    }
+  }
+  w.num<uint64_t>(job.candidates.size());
+  for (const GpuKernel &k : job.candidates) {
+    w.num<uint64_t>(k.image.size());
+    w.raw(k.image.data(), k.image.size());
+    w.str(k.entry);
+    for (int d = 0; d < 3; ++d) {
+      w.num<uint32_t>(k.grid[d]);
+      w.num<uint32_t>(k.block[d]);
+    }
+    w.num<uint32_t>(k.smem);
+    w.num<uint64_t>(k.tensorMaps.size());
+    for (const TensorMapArg &m : k.tensorMaps) {
+      w.num<uint32_t>(m.buffer);
+      w.num<uint64_t>(m.offset);
+      w.str(m.dtype);
+      w.vec(m.dims);
+      w.vec(m.strides);
+      w.vec(m.box);
+      w.num<uint32_t>(m.swizzle);
+    }
+  }
+  return std::move(w.bytes);
+}
+
+bool decodeJobBytes(const std::vector<char> &bytes, GpuJob &job) {
+  JobReader r(bytes);
+  char magic[sizeof kJobMagic];
+  if (!r.raw(magic, sizeof magic) ||
+      std::memcmp(magic, kJobMagic, sizeof magic) != 0)
+    return false;
+  int32_t warmup, runs;
+  if (!r.num(warmup) || !r.num(runs) || !r.num(job.timeoutSeconds) ||
+      !r.num(job.seed))
+    return false;
+  job.warmup = warmup;
+  job.runs = runs;
+  for (auto *list : {&job.inputs, &job.outputs}) {
+    uint64_t n;
+    if (!r.num(n) || n > bytes.size())
+      return false;
+    list->resize(n);
+    for (BufferDesc &d : *list)
+      if (!r.str(d.dtype) || !r.num(d.elements) || !r.num(d.intLo) ||
+          !r.num(d.intHi))
+        return false;
+  }
+  uint64_t n;
+  if (!r.num(n) || n > bytes.size())
+    return false;
+  job.candidates.resize(n);
+  for (GpuKernel &k : job.candidates) {
+    uint64_t size;
+    if (!r.num(size) || size > bytes.size())
+      return false;
+    k.image.resize(size);
+    if (!r.raw(k.image.data(), size) || !r.str(k.entry))
+      return false;
+    for (int d = 0; d < 3; ++d)
+      if (!r.num(k.grid[d]) || !r.num(k.block[d]))
+        return false;
+    uint64_t maps;
+    if (!r.num(k.smem) || !r.num(maps) || maps > bytes.size())
+      return false;
+    k.tensorMaps.resize(maps);
+    for (TensorMapArg &m : k.tensorMaps)
+      if (!r.num(m.buffer) || !r.num(m.offset) || !r.str(m.dtype) ||
+          !r.vec(m.dims) || !r.vec(m.strides) || !r.vec(m.box) ||
+          !r.num(m.swizzle))
+        return false;
+  }
+  return r.atEnd();
+}
+
+/// The job written to a temporary file for exec'd workers (nothing when
+/// workers run in the forked child); removed with the object.
+class JobFile {
+public:
+  explicit JobFile(const GpuJob &job) {
+    if (workerExecutable().empty())
+      return;
+    char name[] = "/tmp/kiln-gpu-job-XXXXXX";
+    int fd = ::mkstemp(name);
+    if (fd < 0)
+      return;
+    const std::vector<char> bytes = encodeJobBytes(job);
+    size_t done = 0;
+    while (done < bytes.size()) {
+      ssize_t w = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        break;
+      done += size_t(w);
+    }
+    ::close(fd);
+    if (done == bytes.size())
+      path = name;
+    else
+      ::unlink(name);
+  }
+  ~JobFile() {
+    if (!path.empty())
+      ::unlink(path.c_str());
+  }
+  std::string path; ///< empty: run in the forked child
+};
+
+/// In a worker: runs `inProcess`, or with an executable set execs it in
+/// `mode` over `file` and `indices` (its stdout is this worker's pipe). An
+/// exec that fails reports `failIndex` (if any) failed.
+void runWorkerBody(const char *mode, const std::string &file,
+                   const std::vector<size_t> &indices, const Emit &emit,
+                   const std::function<void()> &inProcess) {
+  const std::string &exe = workerExecutable();
+  if (exe.empty() || (file.empty() && std::strcmp(mode, "probe") != 0)) {
+    inProcess();
+    return;
+  }
+  std::vector<std::string> args = {exe, "--kiln-gpu-worker", mode,
+                                    file.empty() ? "-" : file};
+  for (size_t i : indices)
+    args.push_back(std::to_string(i));
+  std::vector<char *> argv;
+  for (std::string &a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const int fd = workerOutputFd();
+  if (fd >= 0 && ::dup2(fd, STDOUT_FILENO) >= 0)
+    ::execv(exe.c_str(), argv.data());
+  const std::string why =
+      "cannot start the GPU worker " + exe + ": " + std::strerror(errno);
+  if (std::strcmp(mode, "probe") == 0)
+    emit("error " + why);
+  else if (!indices.empty())
+    emit(std::to_string(indices.front()) + " fail " + why);
+  emit("bye");
+}
+
+void probeBody(const Emit &emit) {
+  const cu::Driver *d = nullptr;
+  if (kiln_status s = cu::getDriver(d)) {
+    emit("error " + statusText(s));
+    return;
+  }
+  CUdevice dev;
+  if (kiln_status s = cu::getDevice(*d, 0, dev)) {
+    emit("error " + statusText(s));
+    return;
+  }
+  int major = 0, minor = 0;
+  d->cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                          dev);
+  d->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                          dev);
+  emit("gpu " + std::to_string(d->version) + " sm_" + std::to_string(major) +
+       std::to_string(minor));
+}
+
 } // namespace
+
+std::vector<char> encodeGpuJob(const GpuJob &job) {
+  return encodeJobBytes(job);
+}
+bool decodeGpuJob(const std::vector<char> &bytes, GpuJob &job) {
+  return decodeJobBytes(bytes, job);
+}
+
+void setGpuWorkerExecutable(const std::string &executable) {
+  workerExecutable() = executable;
+}
+
+int gpuWorkerMain(int argc, char **argv) {
+  const Emit emit = [](const std::string &line) {
+    std::fputs((line + "\n").c_str(), stdout);
+    std::fflush(stdout);
+  };
+  if (argc < 4 || std::strcmp(argv[1], "--kiln-gpu-worker") != 0) {
+    std::fprintf(stderr, "usage: %s --kiln-gpu-worker check|retime|probe "
+                         "JOB [INDEX...]\n",
+                 argc ? argv[0] : "kilnc");
+    return 2;
+  }
+  const std::string mode = argv[2];
+  if (mode == "probe") {
+    probeBody(emit);
+    return 0;
+  }
+  std::vector<char> bytes;
+  if (FILE *f = std::fopen(argv[3], "rb")) {
+    char buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+      bytes.insert(bytes.end(), buf, buf + n);
+    std::fclose(f);
+  }
+  GpuJob job;
+  std::vector<size_t> indices;
+  for (int i = 4; i < argc; ++i)
+    indices.push_back(std::strtoull(argv[i], nullptr, 10));
+  if (!decodeJobBytes(bytes, job) || indices.empty()) {
+    emit((indices.empty() ? std::string("0") : std::to_string(indices[0])) +
+         " fail the GPU worker could not read its job " + argv[3]);
+    emit("bye");
+    return 0;
+  }
+  for (size_t i : indices)
+    if (i >= job.candidates.size()) {
+      emit(std::to_string(i) + " fail no such candidate in the job");
+      emit("bye");
+      return 0;
+    }
+  if (mode == "check")
+    checkAndTime(job, indices, emit);
+  else if (mode == "retime")
+    retimeInterleaved(job, indices, emit);
+  else
+    return 2;
+  return 0;
+}
 
 std::vector<Measurement> measureOnGpu(const GpuJob &job,
                                       std::vector<std::string> &notes) {
+  const JobFile file(job);
   std::vector<Measurement> first = measureInWorkers(
       job.candidates.size(),
       [&](const std::vector<size_t> &todo, const Emit &emit) {
-        checkAndTime(job, todo, emit);
+        runWorkerBody("check", file.path, todo, emit,
+                      [&] { checkAndTime(job, todo, emit); });
       },
       job.timeoutSeconds, notes);
   std::vector<Measurement> valid;
@@ -322,7 +625,10 @@ std::vector<Measurement> measureOnGpu(const GpuJob &job,
     finalists.push_back(valid[i].candidate);
   std::vector<std::string> lines;
   WorkerEnd end = runWorker(
-      [&](const Emit &emit) { retimeInterleaved(job, finalists, emit); },
+      [&](const Emit &emit) {
+        runWorkerBody("retime", file.path, finalists, emit,
+                      [&] { retimeInterleaved(job, finalists, emit); });
+      },
       job.timeoutSeconds, lines);
   std::vector<Measurement> retimed = first;
   size_t got = 0;
@@ -358,23 +664,7 @@ bool probeGpu(std::string &driverVersion, std::string &arch,
   std::vector<std::string> lines;
   WorkerEnd end = runWorker(
       [](const Emit &emit) {
-        const cu::Driver *d = nullptr;
-        if (kiln_status s = cu::getDriver(d)) {
-          emit("error " + statusText(s));
-          return;
-        }
-        CUdevice dev;
-        if (kiln_status s = cu::getDevice(*d, 0, dev)) {
-          emit("error " + statusText(s));
-          return;
-        }
-        int major = 0, minor = 0;
-        d->cuDeviceGetAttribute(
-            &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-        d->cuDeviceGetAttribute(
-            &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-        emit("gpu " + std::to_string(d->version) + " sm_" +
-             std::to_string(major) + std::to_string(minor));
+        runWorkerBody("probe", "", {}, emit, [&] { probeBody(emit); });
       },
       60, lines);
   for (const std::string &line : lines) {

@@ -51,6 +51,23 @@ std::vector<Measurement> measureOnGpu(const GpuJob &job,
 bool probeGpu(std::string &driverVersion, std::string &arch,
               std::string &error);
 
+/// Makes every GPU worker a fresh process: the forked child execs
+/// `executable --kiln-gpu-worker ...` (which must call gpuWorkerMain), so no
+/// CUDA state of this process (a cuInit by anything linked in, which leaves
+/// a forked child's cuInit failing with CUDA_ERROR_NOT_INITIALIZED) reaches
+/// the measurement. Empty (the default): workers run in the forked child.
+void setGpuWorkerExecutable(const std::string &executable);
+
+/// An exec'd worker's job file: the bytes of `job`, and back (false for
+/// anything that is not exactly one job).
+std::vector<char> encodeGpuJob(const GpuJob &job);
+bool decodeGpuJob(const std::vector<char> &bytes, GpuJob &job);
+
+/// The entry of an exec'd worker: argv[1] is "--kiln-gpu-worker", then the
+/// mode ("check", "retime" or "probe"), the job file and candidate indices.
+/// Writes the worker's lines to stdout; returns the exit status.
+int gpuWorkerMain(int argc, char **argv);
+
 } // namespace kiln::autotune
 
 #endif // KILN_AUTOTUNE_GPUMEASURE_H

@@ -235,6 +235,12 @@ double TuneBudget::steadySeconds() {
       .count();
 }
 
+namespace {
+int gWorkerFd = -1;
+} // namespace
+
+int workerOutputFd() { return gWorkerFd; }
+
 WorkerEnd runWorker(
     const std::function<void(const std::function<void(const std::string &)> &)>
         &body,
@@ -258,6 +264,7 @@ WorkerEnd runWorker(
   if (pid == 0) {
     ::close(fds[0]);
     const int out = fds[1];
+    gWorkerFd = out;
     body([out](const std::string &line) {
       std::string l = line + "\n";
       const char *p = l.data();

@@ -69,6 +69,11 @@ private:
   double start_;
 };
 
+/// Inside a worker's body (runWorker's child): the pipe its lines go to, so
+/// a body may exec another program that writes them to stdout; -1 outside
+/// a worker.
+int workerOutputFd();
+
 /// How a worker ended.
 struct WorkerEnd {
   enum Kind { Exited, Crashed, TimedOut, ForkFailed } kind = Exited;

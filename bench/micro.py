@@ -38,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import common  # noqa: E402
 
-SECTIONS = ["copy", "gemm", "attention", "eltwise", "layernorm", "rmsnorm", "softmax"]
+SECTIONS = ["copy", "gemm", "gemm-gelu", "attention", "eltwise", "layernorm", "rmsnorm", "softmax"]
 
 # (label, M, K, N): the zoo's GEMMs (rows = batch*seq) and two square ones.
 # --gemm-paths values and their kilnc flags: the matmul paths, and the wgmma
@@ -50,9 +50,13 @@ PATH_FLAGS = {
     # The TMA kernel's ping-pong schedule on 128 x 128 tiles (two consumer
     # warpgroups taking turns), and the cooperative one on the same tiles.
     "wgmma-pingpong": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=128",
-                       "--set=matmul.warpgroups=2", "--set=matmul.pingpong=true"),
+                       "--set=matmul.warpgroups=2", "--set=matmul.stages=4", "--set=matmul.pingpong=true"),
     "wgmma-128": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=128",
-                  "--set=matmul.warpgroups=2"),
+                  "--set=matmul.warpgroups=2", "--set=matmul.stages=4"),
+    # The TMA kernel storing its fragments directly, or through shared
+    # memory in 16-byte rows (the default with an epilogue program).
+    "wgmma-direct": ("--matmul-path=wgmma", "--set=matmul.stage_out=false"),
+    "wgmma-staged": ("--matmul-path=wgmma", "--set=matmul.stage_out=true"),
 }
 GEMMS = [
     ("bert 1x128 qkv", 128, 768, 768), ("bert 1x128 ffn1", 128, 768, 3072),
@@ -64,6 +68,10 @@ GEMMS = [
     ("vit 64 ffn1", 64 * 197, 768, 3072), ("resnet-like 64 1x1", 64 * 49, 2048, 512),
     ("square 4096", 4096, 4096, 4096), ("square 8192", 8192, 8192, 8192),
 ]
+# MatMul + bias + erf-GELU (BERT's FFN1): Kiln's fused epilogue against
+# cuBLAS (addmm with the bias) plus PyTorch's GELU kernel.
+GEMM_GELU = [("bert 32x128 ffn1+gelu", 4096, 768, 3072), ("vit 64 ffn1+gelu", 64 * 197, 768, 3072),
+             ("bert 1x128 ffn1+gelu", 128, 768, 3072)]
 # (label, B, H, S, D, causal)
 ATTN = [
     ("bert 32x128", 32, 12, 128, 64, False), ("gpt2 8x512 causal", 8, 12, 512, 64, True),
@@ -102,6 +110,30 @@ def onnx_gemm(path, m, k, n, dtype):
     return _save(path, [h.make_node("MatMul", ["a", "b"], ["y"])],
                  [h.make_tensor_value_info("a", t, [m, k]), h.make_tensor_value_info("b", t, [k, n])],
                  [h.make_tensor_value_info("y", t, [m, n])])
+
+
+def onnx_gemm_gelu(path, m, k, n, dtype):
+    """x @ w + bias, then GELU as BERT's exporters write it (x * 0.5 * (1 +
+    erf(x / sqrt(2)))): the matmul with a bias-and-activation epilogue."""
+    _, _, h = _onnx()
+    from onnx import numpy_helper
+    t = _dt(dtype)
+    npdt = np.float16 if dtype == "fp16" else np.float32
+    consts = [numpy_helper.from_array(np.array(v, dtype=npdt), name=nm)
+              for nm, v in (("sqrt2", 1.4142135), ("one", 1.0), ("half", 0.5))]
+    if dtype == "bf16":  # numpy has no bfloat16: cast the f32 constants
+        consts = [numpy_helper.from_array(np.array(v, dtype=np.float32), name=nm + "32")
+                  for nm, v in (("sqrt2", 1.4142135), ("one", 1.0), ("half", 0.5))]
+    nodes = [h.make_node("MatMul", ["a", "b"], ["y"]), h.make_node("Add", ["y", "bias"], ["z"])]
+    if dtype == "bf16":
+        nodes += [h.make_node("Cast", [nm + "32"], [nm], to=t) for nm in ("sqrt2", "one", "half")]
+    nodes += [h.make_node("Div", ["z", "sqrt2"], ["d"]), h.make_node("Erf", ["d"], ["e"]),
+              h.make_node("Add", ["e", "one"], ["f"]), h.make_node("Mul", ["z", "f"], ["g"]),
+              h.make_node("Mul", ["g", "half"], ["out"])]
+    return _save(path, nodes,
+                 [h.make_tensor_value_info("a", t, [m, k]), h.make_tensor_value_info("b", t, [k, n]),
+                  h.make_tensor_value_info("bias", t, [n])],
+                 [h.make_tensor_value_info("out", t, [m, n])], consts)
 
 
 def onnx_attention(path, b, hh, s, d, causal, dtype):
@@ -171,14 +203,18 @@ def onnx_softmax(path, rows, cols, dtype):
                  [h.make_tensor_value_info("x", t, [rows, cols])], [h.make_tensor_value_info("y", t, [rows, cols])])
 
 
-def cases(only):
+def cases(only, gemm_dtypes=("fp16", "bf16")):
     """[(section, label, dtype, onnx builder(path), facts)] torch-free."""
     out = []
     if "gemm" in only:
-        for dt in ("fp16", "bf16"):
+        for dt in gemm_dtypes:
             for lab, m, k, n in GEMMS:
                 out.append(("gemm", lab, dt, lambda p, m=m, k=k, n=n, dt=dt: onnx_gemm(p, m, k, n, dt),
                             dict(M=m, K=k, N=n, flops=2.0 * m * k * n)))
+    if "gemm-gelu" in only:
+        for lab, m, k, n in GEMM_GELU:
+            out.append(("gemm-gelu", lab, "fp16", lambda p, m=m, k=k, n=n: onnx_gemm_gelu(p, m, k, n, "fp16"),
+                        dict(M=m, K=k, N=n, flops=2.0 * m * k * n)))
     if "attention" in only:
         for lab, b, hh, s, d, c in ATTN:
             out.append(("attention", lab, "fp16",
@@ -212,6 +248,9 @@ def torch_fns(sec, facts, ins):
     import torch.nn.functional as F
     if sec == "gemm":
         return {"torch.matmul": lambda: torch.matmul(ins["a"], ins["b"])}
+    if sec == "gemm-gelu":
+        a, b, bias = ins["a"], ins["b"], ins["bias"]
+        return {"addmm+gelu": lambda: F.gelu(torch.addmm(bias, a, b))}
     if sec == "attention":
         from torch.nn.attention import SDPBackend, sdpa_kernel
         q, k, v, c = ins["q"], ins["k"], ins["v"], facts["causal"]
@@ -274,7 +313,11 @@ def main(argv=None):
                    help="kilnc --matmul-path values for the gemm section, comma-separated (auto, mma, "
                         "wgmma, simt, wgmma-async: wgmma's cp.async kernel): the first is side 'kiln', "
                         "each other one a side 'kiln-<path>'")
+    p.add_argument("--gemm-dtypes", default="fp16,bf16", help="dtypes of the gemm section (fp16, bf16)")
     a = p.parse_args(argv)
+    gemm_dtypes = tuple(x for x in a.gemm_dtypes.split(",") if x)
+    if not gemm_dtypes or any(x not in ("fp16", "bf16") for x in gemm_dtypes):
+        p.error("--gemm-dtypes takes fp16 and/or bf16")
     gemm_paths = [x for x in a.gemm_paths.split(",") if x]
     if not gemm_paths or any(x not in PATH_FLAGS for x in gemm_paths):
         p.error("--gemm-paths takes " + ", ".join(PATH_FLAGS) + ", comma-separated")
@@ -284,7 +327,7 @@ def main(argv=None):
             p.error(f"unknown section '{s}'")
     if a.runs < 50:
         p.error("--runs must be >= 50")
-    todo = cases(only)
+    todo = cases(only, gemm_dtypes)
     if a.emit_onnx:
         os.makedirs(a.emit_onnx, exist_ok=True)
         for sec, lab, dt, build, facts in todo:
@@ -314,7 +357,7 @@ def main(argv=None):
         base = os.path.join(a.work, fname(sec, lab, dt))
         try:
             onnx_path = build(base + ".onnx")
-            paths = gemm_paths if sec == "gemm" else ["auto"]
+            paths = gemm_paths if sec in ("gemm", "gemm-gelu") else ["auto"]
 
             def flags(path):
                 return tuple(facts.get("kilnc", ())) + PATH_FLAGS[path]
@@ -335,11 +378,13 @@ def main(argv=None):
             if k["status"] == "OK":
                 ins = load_inputs_torch(base + ".in.npz", dt, extra)
             else:  # torch side still runs, on its own random inputs
-                gen = {"gemm": ("a", "b"), "attention": ("q", "k", "v"), "eltwise": ("x", "y")}.get(sec, ("x",))
+                gen = {"gemm": ("a", "b"), "gemm-gelu": ("a", "b", "bias"), "attention": ("q", "k", "v"),
+                       "eltwise": ("x", "y")}.get(sec, ("x",))
                 ins = {}
                 for nme in gen:
-                    if sec == "gemm":
-                        s = (facts["M"], facts["K"]) if nme == "a" else (facts["K"], facts["N"])
+                    if sec in ("gemm", "gemm-gelu"):
+                        s = {"a": (facts["M"], facts["K"]), "b": (facts["K"], facts["N"]),
+                             "bias": (facts["N"],)}[nme]
                     elif sec == "attention":
                         s = (facts["B"], facts["H"], facts["S"], facts["D"])
                     else:

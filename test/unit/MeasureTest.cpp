@@ -1,6 +1,7 @@
 // Unit tests of autotune/Measure.h: the GPU-free half of measuring (random
 // inputs per dtype, output comparison, the budget, worker processes that
 // survive crashing and hanging candidates).
+#include "autotune/GpuMeasure.h"
 #include "autotune/Measure.h"
 
 #include <gtest/gtest.h>
@@ -274,4 +275,55 @@ TEST(MeasureWorker, NoReferenceNoCandidates) {
   for (const Measurement &m : ms)
     EXPECT_FALSE(m.medianMs);
   EXPECT_FALSE(chooseWinner(ms).winner);
+}
+
+// The job an exec'd GPU worker reads (autotune/GpuMeasure.h): every field
+// round-trips, and a truncated, padded or foreign file is refused.
+TEST(GpuJobFile, RoundTripsAndRefusesDamage) {
+  kiln::autotune::GpuJob job;
+  job.inputs = {{"f16", 4096, 1, 8}, {"i64", 3, 0, 100}};
+  job.outputs = {{"bf16", 17, 1, 8}};
+  job.warmup = 4;
+  job.runs = 21;
+  job.timeoutSeconds = 12.5;
+  job.seed = 99;
+  kiln::autotune::GpuKernel k;
+  k.image = {'\x7f', 'E', 'L', 'F', '\0', 'x'};
+  k.entry = "kiln_matmul_wgmma_tma";
+  k.grid = {132, 1, 1};
+  k.block = {384, 1, 1};
+  k.smem = 197888;
+  kiln::autotune::TensorMapArg m;
+  m.buffer = 1;
+  m.offset = 32;
+  m.dtype = "f16";
+  m.dims = {768, 4096};
+  m.strides = {1536};
+  m.box = {64, 128};
+  m.swizzle = 128;
+  k.tensorMaps = {m, m};
+  job.candidates = {k, k};
+  job.candidates[1].entry = "other";
+  const std::vector<char> bytes = kiln::autotune::encodeGpuJob(job);
+  kiln::autotune::GpuJob back;
+  ASSERT_TRUE(kiln::autotune::decodeGpuJob(bytes, back));
+  EXPECT_EQ(kiln::autotune::encodeGpuJob(back), bytes);
+  ASSERT_EQ(back.candidates.size(), 2u);
+  EXPECT_EQ(back.candidates[1].entry, "other");
+  EXPECT_EQ(back.candidates[0].image, k.image);
+  EXPECT_EQ(back.candidates[0].tensorMaps[1].box, m.box);
+  EXPECT_EQ(back.candidates[0].tensorMaps[1].strides, m.strides);
+  EXPECT_EQ(back.inputs[1].intHi, 100);
+  EXPECT_EQ(back.outputs[0].dtype, "bf16");
+  EXPECT_EQ(back.timeoutSeconds, 12.5);
+  for (size_t cut : {size_t(0), size_t(7), bytes.size() / 2, bytes.size() - 1}) {
+    std::vector<char> shorter(bytes.begin(), bytes.begin() + cut);
+    EXPECT_FALSE(kiln::autotune::decodeGpuJob(shorter, back)) << cut;
+  }
+  std::vector<char> longer = bytes;
+  longer.push_back(0);
+  EXPECT_FALSE(kiln::autotune::decodeGpuJob(longer, back));
+  std::vector<char> foreign = bytes;
+  foreign[0] = 'X';
+  EXPECT_FALSE(kiln::autotune::decodeGpuJob(foreign, back));
 }

@@ -22,6 +22,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <cstring>
 #include <set>
 
 #include "mlir/Bytecode/BytecodeWriter.h"
@@ -270,6 +271,9 @@ static void printFusionReport(mlir::ModuleOp module, llvm::raw_ostream &os) {
 }
 
 int main(int argc, char **argv) {
+  // A GPU measuring worker this process exec'd (autotune/GpuMeasure.h).
+  if (argc > 1 && std::strcmp(argv[1], "--kiln-gpu-worker") == 0)
+    return kiln::autotune::gpuWorkerMain(argc, argv);
   llvm::InitLLVM init(argc, argv);
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
@@ -328,6 +332,9 @@ int main(int argc, char **argv) {
   // Measuring runs in forked workers, which cannot use CUDA once this
   // process has initialized it: with --autotune=default|max the GPU is
   // probed by a worker too, never here.
+  // Workers are fresh processes of this executable, whatever this one has
+  // loaded or initialized.
+  kiln::autotune::setGpuWorkerExecutable("/proc/self/exe");
   std::string probedDriver = "none", probedArch, probeError;
   if (autotuneLevel != "off" &&
       !kiln::autotune::probeGpu(probedDriver, probedArch, probeError))

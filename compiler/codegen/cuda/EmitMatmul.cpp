@@ -135,7 +135,9 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
     if (tma)
       os << "  static constexpr int GROUP_M = " << s.config.getInt("group_m", 8)
          << ";\n  static constexpr bool PINGPONG = "
-         << (s.config.getBool("pingpong") ? "true" : "false") << ";\n";
+         << (s.config.getBool("pingpong") ? "true" : "false")
+         << ", STAGE_OUT = "
+         << (s.config.getBool("stage_out") ? "true" : "false") << ";\n";
     os << "  static constexpr bool A_VEC = true, B_VEC = true;\n";
     os << "  static constexpr bool PAIR_STORE = "
        << (l.n % 2 == 0 && s.outputs[0].alignment % 4 == 0 ? "true" : "false")

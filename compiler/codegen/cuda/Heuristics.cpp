@@ -239,6 +239,33 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   };
   const bool wide = l.m > 64 && l.n > 128 && tiles(128, 256) >= kTargetSMs;
   const bool tall = l.m > 64 && tiles(128, 128) >= kTargetSMs;
+  // The TMA kernel's persistent grid runs the tiles in waves of 132: pick
+  // the tile with the least waves x per-tile time, a tile's time taken as
+  // its area times (1 + 32 / (bm bn / (bm + bn))), the operand bytes per
+  // output it loads; earlier (larger) tiles win ties. 128 x 192 makes
+  // N = 768 and 2304 (BERT's) one and three full waves at M = 4096 where
+  // 128 x 256 leaves SMs idle and 128 x 128 needs a wave more; square
+  // products keep 128 x 256.
+  if (l.batch == 1 && c.getBool("tma", true) && l.m > 64 &&
+      !c.has("tile_m") && !c.has("tile_n")) {
+    int64_t bestM = 0, bestN = 0, bestCost = 0;
+    for (auto [bm, bn] : {std::pair<int64_t, int64_t>{128, 256},
+                          {128, 192},
+                          {128, 128},
+                          {64, 128}}) {
+      if (bn > 128 && l.n <= 128)
+        continue;
+      const int64_t cost = ceilDiv(tiles(bm, bn), kTargetSMs) *
+                           (bm * bn + 32 * (bm + bn));
+      if (!bestM || cost < bestCost) {
+        bestM = bm;
+        bestN = bn;
+        bestCost = cost;
+      }
+    }
+    c.set("tile_m", ConfigValue::ofInt(bestM));
+    c.set("tile_n", ConfigValue::ofInt(bestN));
+  }
   c.setDefault("tile_m", ConfigValue::ofInt(wide || tall ? 128 : 64));
   c.setDefault("tile_n", ConfigValue::ofInt(wide ? 256 : 128));
   c.setDefault("tile_k", ConfigValue::ofInt(64));
@@ -251,11 +278,19 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   const int64_t bRows0 = l.transB ? c.getInt("tile_n")
                                   : ceilDiv(c.getInt("tile_n"), 64) * 64;
   const int64_t stageBytes0 = (c.getInt("tile_m") + bRows0) * 128;
+  // The staged epilogue's bytes if it is on (an upper bound: it may turn
+  // out ineligible below, leaving room unused).
+  const int64_t stagingBytes0 =
+      tma && c.getBool("stage_out", c.has("epilogue"))
+          ? c.getInt("tile_m") * (c.getInt("tile_n") + 8) * 2 *
+                (c.getBool("pingpong") ? 2 : 1)
+          : 0;
   // cp.async: 4 stages (H200, 2026-12-02). TMA: as many as fit, up to 6
-  // (4 at 128 x 256, 6 at 128 x 128).
+  // (4 at 128 x 256, 6 at 128 x 128; a stage less with a staged epilogue).
   c.setDefault("stages",
                ConfigValue::ofInt(
-                   tma ? std::clamp<int64_t>((kMaxDynamicSmem - 1024 - 256) /
+                   tma ? std::clamp<int64_t>((kMaxDynamicSmem - 1024 - 256 -
+                                              stagingBytes0) /
                                                  stageBytes0,
                                              3, 6)
                        : 4));
@@ -299,14 +334,31 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
     return no("wgmma stages must be in [3, 8]");
   if (c.getInt("split_k") != 1)
     return no("split_k must be 1 on the wgmma path");
-  if (c.getBool("stage_out"))
-    return no("stage_out is an mma path option");
+  // stage_out (TMA kernel): the epilogue through shared memory with 16-byte
+  // rows, where the output rows are 16-byte aligned and the epilogue rounds
+  // the product to the output type first (a program, or no alpha/beta/C);
+  // elsewhere it quietly stays off, as on the mma path.
+  const bool stageable = l.n % 8 == 0 && s.outputs[0].alignment % 16 == 0 &&
+                         (c.has("epilogue") ||
+                          (!l.hasC && c.getFloat("alpha", 1.0) == 1.0));
+  // On by default where there is an epilogue program to run (off for
+  // plain products, whose direct stores were measured at 0.97x cuBLAS's
+  // time at 4096^3 on the H200, 2026-12-03).
+  if (tma)
+    c.set("stage_out", ConfigValue::ofBool(
+                           c.getBool("stage_out", c.has("epilogue")) &&
+                           stageable));
+  else
+    c.erase("stage_out");
+  const bool stageOut = tma && c.getBool("stage_out");
   // matmul_sm90.cuh's wgmma_smem_bytes: the stages, each A (tile_m rows of
   // 128 bytes) and B (tile_n rows, or 64-column blocks of 64 k rows when B
   // is N-major), plus 1 KiB to align them to 1024 bytes.
-  // The TMA kernel adds 256 bytes of mbarriers (wgmma_tma_smem_bytes).
+  // The TMA kernel adds 256 bytes of mbarriers and, staging its epilogue,
+  // a rows x (tile_n + 8) tile per consumer warpgroup (wgmma_tma_smem_bytes).
   const int64_t bRows = l.transB ? bn : ceilDiv(bn, 64) * 64;
-  const int64_t bytes = 1024 + stages * (bm + bRows) * 128 + (tma ? 256 : 0);
+  const int64_t bytes = 1024 + stages * (bm + bRows) * 128 + (tma ? 256 : 0) +
+                        (stageOut ? wg * rows * (bn + 8) * 2 : 0);
   if (bytes > kMaxDynamicSmem)
     return no("wgmma tiles need " + std::to_string(bytes) +
               " bytes of shared memory for " + std::to_string(stages) +

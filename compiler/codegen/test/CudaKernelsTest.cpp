@@ -745,6 +745,24 @@ void buildCases() {
         ConfigValue::ofString(
             "t0 = add(i0, i1) : bf16; t1 = gelu{approximate=none}(t0) : bf16"));
     e.config.set("path", ConfigValue::ofString("wgmma"));
+    // An epilogue program goes through shared memory by default (16-byte
+    // rows of 8 outputs); the same as ping-pong tiles, with ragged M.
+    expect({"STAGE_OUT = true", "PINGPONG = false"});
+    LaunchSpec &ep = add("matmul_epilogue_wgmma_pingpong", "matmul",
+                         {buf(DType::F16, {200, 64}), buf(DType::F16, {64, 256}),
+                          buf(DType::F16, {256})},
+                         buf(DType::F16, {200, 256}));
+    ep.config.set("epilogue",
+                  ConfigValue::ofString("t0 = add(i0, i1) : f16; t1 = "
+                                        "gelu{approximate=tanh}(t0) : f16"));
+    ep.config.set("path", ConfigValue::ofString("wgmma"));
+    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
+                        {"tile_n", 128},
+                        {"warpgroups", 2},
+                        {"stages", 4}})
+      ep.config.set(k, ConfigValue::ofInt(v));
+    ep.config.set("pingpong", ConfigValue::ofBool(true));
+    expect({"STAGE_OUT = true", "PINGPONG = true"}, 384, 4);
   }
   // wgmma configs the heuristics must refuse, and why.
   auto wgmmaReject = [](const std::string &name, std::vector<int64_t> a,

@@ -128,6 +128,15 @@ struct pingpong_of<P, decltype(void(P::PINGPONG))> {
   static constexpr bool value = P::PINGPONG;
 };
 
+/// P::STAGE_OUT when P declares it true (the TMA kernel's option).
+template <class P, class = void> struct stage_out_of {
+  static constexpr bool value = false;
+};
+template <class P>
+struct stage_out_of<P, decltype(void(P::STAGE_OUT))> {
+  static constexpr bool value = P::STAGE_OUT;
+};
+
 template <class P> struct wgmma_shape {
   static constexpr int THREADS = 128 * P::WARPGROUPS;
   /// Rows per warpgroup: a share of the tile, or (ping-pong) all of it.
@@ -391,6 +400,16 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
   /// The producer warpgroup plus the consumers.
   static constexpr int THREADS = 128 * (P::WARPGROUPS + 1);
   static constexpr u32 BARRIER_BYTES = 256; // full[STAGES], empty[STAGES]
+  /// The staged epilogue's tile per consumer warpgroup: WM rows of BN
+  /// outputs, rows padded by 8 elements (16 bytes) so the fragments' pair
+  /// stores of 8 rows land in distinct banks.
+  static constexpr u32 OUT_PITCH = P::BN + 8;
+  static constexpr u32 OUT_BYTES =
+      stage_out_of<P>::value
+          ? wgmma_shape<P>::WM * OUT_PITCH * sizeof(typename P::T)
+          : 0;
+  static_assert(!stage_out_of<P>::value || P::N % 8 == 0,
+                "16-byte output rows need N % 8 == 0");
   static_assert(P::STAGES * 16 <= BARRIER_BYTES, "barriers fit");
   static_assert(P::BATCH == 1, "the TMA path multiplies one matrix pair");
   static_assert(P::GROUP_M >= 1, "tile rows per group");
@@ -400,7 +419,60 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
 /// stages, then the barriers.
 template <class P> __host__ __device__ constexpr u32 wgmma_tma_smem_bytes() {
   return 1024 + P::STAGES * wgmma_shape<P>::STAGE_BYTES +
-         wgmma_tma_shape<P>::BARRIER_BYTES;
+         wgmma_tma_shape<P>::BARRIER_BYTES +
+         P::WARPGROUPS * wgmma_tma_shape<P>::OUT_BYTES;
+}
+
+/// bar.sync on named barrier `id` (1..15) for `threads` threads (one
+/// warpgroup's, so the others do not wait).
+__device__ __forceinline__ void named_barrier(u32 id, u32 threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+/// The staged epilogue of one consumer warpgroup (P::STAGE_OUT): its
+/// accumulators rounded to T into the shared tile `Os` (WM x OUT_PITCH),
+/// then rows of 8 outputs: one 16-byte read, P::epilogue on each of the 8
+/// (independent, so they overlap), one 16-byte store. The epilogue sees the
+/// product rounded to T, as the unstaged path's first step does (EmitMatmul
+/// stages only epilogues that round first). `bar` is the warpgroup's named
+/// barrier.
+template <class P, int MI, int R, class I>
+__device__ __forceinline__ void
+store_wgmma_tile_staged(typename P::T *__restrict__ O,
+                        const typename P::CT *__restrict__ c,
+                        const float (&acc)[MI][R], typename P::T *Os, I m0,
+                        I n0, u32 bar) {
+  typedef typename P::T T;
+  constexpr int WM = wgmma_shape<P>::WM;
+  constexpr u32 PITCH = wgmma_tma_shape<P>::OUT_PITCH;
+  const int t = threadIdx.x & 127, warp = t >> 5, lane = t & 31;
+  named_barrier(bar, 128); // The last tile's reads of Os are done.
+  const int r0 = warp * 16 + (lane >> 2), c0 = (lane & 3) * 2;
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < P::BN / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        Vec<T, 2> pair;
+        pair[0] = from_compute<T>(acc[i][4 * j + 2 * h]);
+        pair[1] = from_compute<T>(acc[i][4 * j + 2 * h + 1]);
+        store_vec<2>(Os + (r0 + i * 64 + h * 8) * PITCH + j * 8 + c0, pair);
+      }
+  named_barrier(bar, 128);
+  constexpr int CHUNKS = P::BN / 8;
+  for (int v = t; v < WM * CHUNKS; v += 128) {
+    const int r = v / CHUNKS, cc = (v % CHUNKS) * 8;
+    const I gm = m0 + r, gn = n0 + cc;
+    if (gm >= P::M || gn >= P::N) // N % 8 == 0: all 8 are in range
+      continue;
+    const Vec<T, 8> x = load_vec<8>(Os + r * PITCH + cc);
+    Vec<T, 8> y;
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      y[e] = P::epilogue(to_compute(x[e]), c, gm, gn + e);
+    store_vec<8>(O + gm * P::N + gn, y);
+  }
 }
 
 /// Output tile `t` of the grouped order: GROUP_M tile rows at a time, column
@@ -493,6 +565,10 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   // Cooperative: rows [cw * WM, (cw + 1) * WM) of every tile; ping-pong:
   // the block's tiles cw, cw + 2, ... whole.
   const int cw = wg - 1, row0 = PINGPONG ? 0 : cw * WM;
+  // The staged epilogue's tile of this warpgroup, after the barriers.
+  typename P::T *const staged = reinterpret_cast<typename P::T *>(
+      kiln_wgmma_smem + (bars - smem_addr(kiln_wgmma_smem)) +
+      S::BARRIER_BYTES + cw * S::OUT_BYTES);
   const I first = PINGPONG ? cw : 0, step = PINGPONG ? 2 : 1;
   const bool leader = (threadIdx.x & 127) == 0;
   for (I i = first, t = blockIdx.x + first * gridDim.x; t < TILES;
@@ -522,7 +598,11 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     wgmma_wait_acc<0>(acc);
     if (leader)
       mbar_arrive(empty(prev));
-    store_wgmma_tile<P>(out, c, acc, mb * BM, nb * BN, row0);
+    if (stage_out_of<P>::value)
+      store_wgmma_tile_staged<P>(out, c, acc, staged, mb * BM + row0, nb * BN,
+                                 1 + cw);
+    else
+      store_wgmma_tile<P>(out, c, acc, mb * BM, nb * BN, row0);
   }
 }
 
