@@ -210,6 +210,23 @@ __device__ __forceinline__ void wgmma_wait_acc(float (&acc)[MI][R]) {
     fence_accumulators(acc[i]);
 }
 
+/// Calls f(r, c, v0, v1) for each pair of this warpgroup's accumulators:
+/// row r of its WM rows, columns c and c + 1 of the tile.
+template <class P, int MI, int R, class F>
+__device__ __forceinline__ void for_each_wgmma_pair(const float (&acc)[MI][R],
+                                                    F &&f) {
+  const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
+  const int r0 = warp * 16 + (lane >> 2), c0 = (lane & 3) * 2;
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < P::BN / 8; ++j)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        f(r0 + i * 64 + h * 8, j * 8 + c0, acc[i][4 * j + 2 * h],
+          acc[i][4 * j + 2 * h + 1]);
+}
+
 /// Stores this warpgroup's accumulators (rows row0 + [0, 64 * MI) of the
 /// tile at (m0, n0)) through P::epilogue. Fragment layout: see the file
 /// comment.
@@ -218,18 +235,9 @@ __device__ __forceinline__ void
 store_wgmma_tile(typename P::T *__restrict__ O,
                  const typename P::CT *__restrict__ c, const float (&acc)[MI][R],
                  I m0, I n0, int row0) {
-  const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
-  const int r0 = row0 + warp * 16 + (lane >> 2), c0 = (lane & 3) * 2;
-#pragma unroll
-  for (int i = 0; i < MI; ++i)
-#pragma unroll
-    for (int j = 0; j < P::BN / 8; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const I gm = m0 + r0 + i * 64 + h * 8, gn = n0 + j * 8 + c0;
-        store_pair<P>(O, c, gm, gn, acc[i][4 * j + 2 * h],
-                      acc[i][4 * j + 2 * h + 1]);
-      }
+  for_each_wgmma_pair<P>(acc, [&](int r, int cc, float v0, float v1) {
+    store_pair<P>(O, c, m0 + row0 + r, n0 + cc, v0, v1);
+  });
 }
 
 template <class P>
@@ -445,20 +453,14 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
   typedef typename P::T T;
   constexpr int WM = wgmma_shape<P>::WM;
   constexpr u32 PITCH = wgmma_tma_shape<P>::OUT_PITCH;
-  const int t = threadIdx.x & 127, warp = t >> 5, lane = t & 31;
+  const int t = threadIdx.x & 127;
   named_barrier(bar, 128); // The last tile's reads of Os are done.
-  const int r0 = warp * 16 + (lane >> 2), c0 = (lane & 3) * 2;
-#pragma unroll
-  for (int i = 0; i < MI; ++i)
-#pragma unroll
-    for (int j = 0; j < P::BN / 8; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        Vec<T, 2> pair;
-        pair[0] = from_compute<T>(acc[i][4 * j + 2 * h]);
-        pair[1] = from_compute<T>(acc[i][4 * j + 2 * h + 1]);
-        store_vec<2>(Os + (r0 + i * 64 + h * 8) * PITCH + j * 8 + c0, pair);
-      }
+  for_each_wgmma_pair<P>(acc, [&](int r, int cc, float v0, float v1) {
+    Vec<T, 2> pair;
+    pair[0] = from_compute<T>(v0);
+    pair[1] = from_compute<T>(v1);
+    store_vec<2>(Os + r * PITCH + cc, pair);
+  });
   named_barrier(bar, 128);
   constexpr int CHUNKS = P::BN / 8;
   for (int v = t; v < WM * CHUNKS; v += 128) {
