@@ -437,6 +437,12 @@ __device__ __forceinline__ void named_barrier(u32 id, u32 threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+/// bar.arrive on named barrier `id` counting `threads` in all: signals
+/// without waiting (the waiting side calls named_barrier).
+__device__ __forceinline__ void named_barrier_arrive(u32 id, u32 threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 /// The staged epilogue of one consumer warpgroup (P::STAGE_OUT): its
 /// accumulators rounded to T into the shared tile `Os` (WM x OUT_PITCH),
 /// then rows of 8 outputs: one 16-byte read, P::epilogue on each of the 8
@@ -572,6 +578,7 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       kiln_wgmma_smem + (bars - smem_addr(kiln_wgmma_smem)) +
       S::BARRIER_BYTES + cw * S::OUT_BYTES);
   const I first = PINGPONG ? cw : 0, step = PINGPONG ? 2 : 1;
+  static_assert(P::WARPGROUPS <= 2, "named barriers 1-2 and 3-4 per warpgroup");
   const bool leader = (threadIdx.x & 127) == 0;
   for (I i = first, t = blockIdx.x + first * gridDim.x; t < TILES;
        i += step, t += step * gridDim.x) {
@@ -586,6 +593,14 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
 #pragma unroll
       for (int q = 0; q < R; ++q)
         acc[i][q] = 0.0f;
+    // Ping-pong: the k loops take turns (named barrier 3 + cw: "your
+    // turn"), so a warpgroup never waits on a stage barrier more than one
+    // phase ahead of it; a wait for the parity of a phase two ahead would
+    // pass at once (the barrier's older phase has that parity). Tile i's
+    // loop starts once the other warpgroup has finished tile i - 1's; the
+    // epilogues overlap the other's loop.
+    if (PINGPONG && i > 0)
+      named_barrier(3 + cw, 256);
     u32 prev = 0;
     for (I kt = 0; kt < KT; ++kt, ++use) {
       const u32 s = use % STAGES, parity = (use / STAGES) & 1;
@@ -598,6 +613,11 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       prev = s;
     }
     wgmma_wait_acc<0>(acc);
+    // Every arrive meets the other warpgroup's wait before its next tile.
+    // (After the wait: a barrier between the last wgmma and its wait makes
+    // ptxas serialize the wgmmas, warning C7514.)
+    if (PINGPONG && t + gridDim.x < TILES)
+      named_barrier_arrive(3 + (1 - cw), 256);
     if (leader)
       mbar_arrive(empty(prev));
     if (stage_out_of<P>::value)
