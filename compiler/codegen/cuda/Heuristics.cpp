@@ -198,8 +198,14 @@ bool chooseMatmulPath(const LaunchSpec &s, const MatmulLayout &l,
   // 2026-12-02) wgmma took 0.55-0.9x mma's time from 32 tiles (Llama's K/V
   // projection, 2048 x 512) up to 8192^3, and 1.2-3.5x at BERT's batch-1
   // shapes (3 to 24 tiles), where split-K fills the GPU.
-  const bool wgmmaWins = archHasWgmma(target.arch) &&
-                         ceilDiv(l.m, 128) * ceilDiv(l.n, 128) * l.batch >= 32;
+  // Single products of 64 rows or more take the TMA wgmma kernel even when
+  // small: at BERT's batch-1 shapes (M = 128) it took 0.49-0.82x the time
+  // of mma with split-K (H200, micro-084418: QKV 0.0100 vs 0.0122 ms, FFN1
+  // 0.0084 vs 0.0172, FFN2 0.0154 vs 0.0163).
+  const bool wgmmaWins =
+      archHasWgmma(target.arch) &&
+      (ceilDiv(l.m, 128) * ceilDiv(l.n, 128) * l.batch >= 32 ||
+       (l.batch == 1 && l.m >= 64));
   const bool wgmma = want == "wgmma" || (want == "auto" && wgmmaWins);
   path = !tensorCores || want == "simt" ? "simt"
          : wgmma && aVec && bVec        ? "wgmma"
@@ -281,7 +287,11 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // The staged epilogue's bytes if it is on (an upper bound: it may turn
   // out ineligible below, leaving room unused).
   const int64_t stagingBytes0 =
-      tma && c.getBool("stage_out", c.has("epilogue"))
+      tma && c.getBool("stage_out",
+                       c.has("epilogue") ||
+                           ceilDiv(l.m, c.getInt("tile_m")) *
+                                   ceilDiv(l.n, c.getInt("tile_n")) <=
+                               kTargetSMs)
           ? c.getInt("tile_m") * (c.getInt("tile_n") + 8) * 2 *
                 (c.getBool("pingpong") ? 2 : 1)
           : 0;
@@ -341,13 +351,18 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   const bool stageable = l.n % 8 == 0 && s.outputs[0].alignment % 16 == 0 &&
                          (c.has("epilogue") ||
                           (!l.hasC && c.getFloat("alpha", 1.0) == 1.0));
-  // On by default where there is an epilogue program to run (off for
-  // plain products, whose direct stores were measured at 0.97x cuBLAS's
-  // time at 4096^3 on the H200, 2026-12-03).
+  // On by default where there is an epilogue program to run or the tiles
+  // take one wave (BERT 1x128's FFN1: 0.0084 ms staged, 0.0112 direct);
+  // off for large plain products, whose direct stores keep a stage more
+  // (0.97x cuBLAS's time at 4096^3; H200, 2026-12-03).
+  const bool oneWave =
+      ceilDiv(l.m, c.getInt("tile_m")) * ceilDiv(l.n, c.getInt("tile_n")) <=
+      kTargetSMs;
   if (tma)
-    c.set("stage_out", ConfigValue::ofBool(
-                           c.getBool("stage_out", c.has("epilogue")) &&
-                           stageable));
+    c.set("stage_out",
+          ConfigValue::ofBool(
+              c.getBool("stage_out", c.has("epilogue") || oneWave) &&
+              stageable));
   else
     c.erase("stage_out");
   const bool stageOut = tma && c.getBool("stage_out");

@@ -946,7 +946,8 @@ int checkTargetChoices() {
       ++failures;
     }
   };
-  check(pathFor("auto", "sm_90", 64), "mma", "auto keeps mma");
+  check(pathFor("auto", "sm_90", 64), "wgmma",
+        "auto takes the TMA wgmma kernel for single products of 64+ rows");
   check(pathFor("wgmma", "sm_90", 64), "wgmma", "--matmul-path=wgmma");
   check(pathFor("wgmma", "sm_90", 100), "mma", "wgmma with unaligned rows");
   check(pathFor("wgmma", "sm_90", 64, DType::F32), "simt", "wgmma on f32");
