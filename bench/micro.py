@@ -3,8 +3,10 @@
 PyTorch on the same GPU in one run.
 
   copy       device copy bandwidth: torch clone of --copy-gib GiB (the ceiling)
-  gemm       MatMul at the zoo's shapes and 4096^3 / 8192^3, fp16 and bf16,
-             vs torch.matmul (cuBLAS); TFLOP/s
+  gemm       MatMul at the zoo's shapes and 4096^3 / 8192^3, fp16 and bf16
+             (--gemm-dtypes), vs torch.matmul (cuBLAS); TFLOP/s
+  gemm-gelu  MatMul + bias + erf-GELU (BERT's FFN1) as one Kiln kernel vs
+             cuBLAS addmm plus PyTorch's GELU kernel
   attention  softmax(QK^T/sqrt(d) [+causal mask]) V vs scaled_dot_product_attention
              with the flash and cuDNN backends (torch.nn.attention.sdpa_kernel)
   eltwise    fused chain silu(x)*x + y, fp16, >= 256 MiB per tensor, vs eager and
