@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <cstdio>
@@ -459,8 +460,12 @@ public:
   explicit JobFile(const GpuJob &job) {
     if (workerExecutable().empty())
       return;
-    char name[] = "/tmp/kiln-gpu-job-XXXXXX";
-    int fd = ::mkstemp(name);
+    const char *dir = std::getenv("TMPDIR");
+    std::string templ = std::string(dir && *dir ? dir : "/tmp") +
+                        "/kiln-gpu-job-XXXXXX";
+    std::vector<char> name(templ.begin(), templ.end());
+    name.push_back('\0');
+    int fd = ::mkstemp(name.data());
     if (fd < 0)
       return;
     const std::vector<char> bytes = encodeJobBytes(job);
@@ -475,9 +480,9 @@ public:
     }
     ::close(fd);
     if (done == bytes.size())
-      path = name;
+      path = name.data();
     else
-      ::unlink(name);
+      ::unlink(name.data());
   }
   ~JobFile() {
     if (!path.empty())
@@ -493,8 +498,16 @@ void runWorkerBody(const char *mode, const std::string &file,
                    const std::vector<size_t> &indices, const Emit &emit,
                    const std::function<void()> &inProcess) {
   const std::string &exe = workerExecutable();
-  if (exe.empty() || (file.empty() && std::strcmp(mode, "probe") != 0)) {
+  if (exe.empty()) {
     inProcess();
+    return;
+  }
+  if (file.empty() && std::strcmp(mode, "probe") != 0) {
+    // No job file (TMPDIR unwritable): measuring in this forked child could
+    // meet a CUDA the compiler initialized, so the candidates fail instead.
+    for (size_t i : indices)
+      emit(std::to_string(i) + " fail the GPU job file could not be written "
+                               "(set TMPDIR to a writable folder)");
     return;
   }
   std::vector<std::string> args = {exe, "--kiln-gpu-worker", mode,

@@ -216,19 +216,21 @@ bool tuneLaunch(const LaunchSpec &configured, autotune::SearchLevel level,
     std::set<std::string> best;
     for (size_t r = 0; r < ranked.size() && best.size() < 2; ++r)
       best.insert(autotune::configFamily(space.kept[ranked[r]->candidate]));
+    // Every member of the best families, their leaders again: the winner
+    // then comes from one job's interleaved re-timing, not from two runs'
+    // medians side by side.
     std::vector<size_t> second{0};
-    const std::set<size_t> done(first.begin(), first.end());
     for (size_t i = 1; i < space.kept.size(); ++i)
-      if (!done.count(i) && best.count(autotune::configFamily(space.kept[i])))
+      if (best.count(autotune::configFamily(space.kept[i])))
         second.push_back(i);
-    if (second.size() > 1) {
+    if (second.size() > 2) {
       if (!measureSubset(configured, space, second, target, job, result, ms,
                          error))
         return false;
-      // The reference was measured twice; keep its first time.
-      for (const autotune::Measurement &m : ms)
-        if (m.candidate != 0)
-          all.push_back(m);
+      if (!result.skipped.empty())
+        return true;
+      if (autotune::chooseWinner(ms).winner)
+        all = std::move(ms);
     }
   }
   const autotune::Choice choice = autotune::chooseWinner(all);

@@ -695,15 +695,19 @@ std::string verifyTensorMap(const fb::TensorMap &m, const fb::Plan &plan) {
       return format("box extent %llu of dimension %u is not in 1..256",
                     static_cast<unsigned long long>(box), d);
     const uint64_t stride = d == 0 ? elem : m.strides()->Get(d - 1);
-    if (d > 0 && (stride % 16 != 0 || stride >= (uint64_t(1) << 40)))
-      return format("stride %llu of dimension %u is not a multiple of 16 "
-                    "below 2^40",
+    if (d > 0 && (stride == 0 || stride % 16 != 0 ||
+                  stride >= (uint64_t(1) << 40)))
+      return format("stride %llu of dimension %u is not a nonzero multiple "
+                    "of 16 below 2^40",
                     static_cast<unsigned long long>(stride), d);
     if ((dim - 1) > (~uint64_t(0) >> 2) / stride ||
         !fits(end, (dim - 1) * stride, ~uint64_t(0) >> 1))
       return "its extent overflows";
     end += (dim - 1) * stride;
   }
+  if (m.box()->Get(0) * elem % 16 != 0)
+    return format("an inner box of %llu bytes is not a multiple of 16",
+                  static_cast<unsigned long long>(m.box()->Get(0) * elem));
   if (m.swizzle() != 0 && m.box()->Get(0) * elem > m.swizzle())
     return format("an inner box of %llu bytes exceeds the %u-byte swizzle",
                   static_cast<unsigned long long>(m.box()->Get(0) * elem),
@@ -754,6 +758,13 @@ kiln_status verifyKernels(const EngineView &view, const fb::Plan *plan,
                      name + format(": dynamic_shared_bytes %u exceeds %u",
                                    kernel->dynamic_shared_bytes(),
                                    kMaxDynamicSharedBytes));
+    // Every tensor map is encoded when a context is made, referenced or not.
+    if (const auto *maps = kernel->tensor_maps())
+      for (uint32_t j = 0; j < maps->size(); ++j) {
+        std::string why = verifyTensorMap(*maps->Get(j), *plan);
+        if (!why.empty())
+          return invalid(source, name + format(": tensor map %u: ", j) + why);
+      }
     uint32_t numArgs = kernel->args() ? kernel->args()->size() : 0;
     if (numArgs && !isAligned(kernel->args()->data(), alignof(fb::Arg)))
       return invalid(source, name + ": argument vector is misaligned");
@@ -816,11 +827,7 @@ kiln_status verifyKernels(const EngineView &view, const fb::Plan *plan,
                                           static_cast<unsigned long long>(
                                               arg->value()),
                                           maps ? maps->size() : 0u));
-        std::string why = verifyTensorMap(
-            *maps->Get(static_cast<uint32_t>(arg->value())), *plan);
-        if (!why.empty())
-          return invalid(source, argName + ": tensor map: " + why);
-        width = 128; // sizeof(CUtensorMap)
+        width = 128; // sizeof(CUtensorMap); its maps were checked above
         break;
       }
       default:

@@ -1003,22 +1003,39 @@ std::vector<SemanticCase> semanticCases() {
        "kernel has 1)"},
       {"tensor map dtype",
        [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].dtype = KILN_DTYPE_I32; },
-       "argument 8: tensor map: dtype 7 is not f16, bf16 or f32"},
+       "kernel 1 'matmul': tensor map 0: dtype 7 is not f16, bf16 or f32"},
       {"tensor map stride",
        [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].strides = {24}; },
-       "tensor map: stride 24 of dimension 1 is not a multiple of 16"},
+       "tensor map 0: stride 24 of dimension 1 is not a nonzero multiple of "
+       "16"},
+      {"tensor map stride zero (a division by it would trap)",
+       [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].strides = {0}; },
+       "tensor map 0: stride 0 of dimension 1 is not a nonzero multiple of 16"},
+      {"tensor map no argument names (still encoded, so still checked)",
+       [](Fixture &f) {
+         TensorMapSpec bad = f.plan.kernels[1].tensorMaps[0];
+         bad.buffer = 99;
+         f.plan.kernels[1].tensorMaps.push_back(bad);
+       },
+       "kernel 1 'matmul': tensor map 1: buffer 99 does not exist"},
+      {"tensor map inner box",
+       [](Fixture &f) {
+         f.plan.kernels[1].tensorMaps[0].box = {4, 16};
+         f.plan.kernels[1].tensorMaps[0].swizzle = 0;
+       },
+       "tensor map 0: an inner box of 8 bytes is not a multiple of 16"},
       {"tensor map past its buffer",
        [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].dims = {16, 17}; },
-       "tensor map: it reaches past the end of buffer 6 (512 bytes)"},
+       "tensor map 0: it reaches past the end of buffer 6 (512 bytes)"},
       {"tensor map offset",
        [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].offset = 8; },
-       "tensor map: byte offset 8 is not 16-byte aligned"},
+       "tensor map 0: byte offset 8 is not 16-byte aligned"},
       {"tensor map box and swizzle",
        [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].box = {32, 16}; },
-       "tensor map: an inner box of 64 bytes exceeds the 32-byte swizzle"},
+       "tensor map 0: an inner box of 64 bytes exceeds the 32-byte swizzle"},
       {"tensor map rank",
        [](Fixture &f) { f.plan.kernels[1].tensorMaps[0].strides = {}; },
-       "tensor map: 2 dimensions need 1 strides and 2 box extents"},
+       "tensor map 0: 2 dimensions need 1 strides and 2 box extents"},
       {"unknown argument kind",
        [](Fixture &f) { f.plan.kernels[0].args[0].kind = ArgKind(7); },
        "argument 0: unknown argument kind 7"},

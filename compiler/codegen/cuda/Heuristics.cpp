@@ -261,6 +261,9 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
                           {64, 128}}) {
       if (bn > 128 && l.n <= 128)
         continue;
+      // 64-row tiles hold one warpgroup: not what two (or ping-pong) asks.
+      if (bm == 64 && (c.getInt("warpgroups", 1) == 2 || c.getBool("pingpong")))
+        continue;
       const int64_t cost = ceilDiv(tiles(bm, bn), kTargetSMs) *
                            (bm * bn + 32 * (bm + bn));
       if (!bestM || cost < bestCost) {

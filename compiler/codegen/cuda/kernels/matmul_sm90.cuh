@@ -531,8 +531,12 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   __syncthreads();
   const int wg = threadIdx.x >> 7;
   if (wg == 0) {
-    // Producer: one thread issues every copy.
-    setmaxnreg_dec<40>();
+    // Producer: one thread issues every copy. Registers move to the
+    // consumers only with two of them (384 threads start capped at 168);
+    // with one, every thread may already hold more than an increase would
+    // ask for.
+    if (P::WARPGROUPS == 2)
+      setmaxnreg_dec<40>();
     if (threadIdx.x == 0) {
       tma_prefetch_map(&map_a);
       tma_prefetch_map(&map_b);
@@ -569,7 +573,8 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     return;
   }
   // Consumers: warpgroup cw owns rows [cw * WM, (cw + 1) * WM) of the tile.
-  setmaxnreg_inc<232>();
+  if (P::WARPGROUPS == 2)
+    setmaxnreg_inc<232>();
   // Cooperative: rows [cw * WM, (cw + 1) * WM) of every tile; ping-pong:
   // the block's tiles cw, cw + 2, ... whole.
   const int cw = wg - 1, row0 = PINGPONG ? 0 : cw * WM;
