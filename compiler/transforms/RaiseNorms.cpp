@@ -1,4 +1,4 @@
-//===- RaiseNorms.cpp - Written-out RMSNorm into one layer_norm op --------===//
+//===- RaiseNorms.cpp - Written-out RMSNorm/LayerNorm into one layer_norm -===//
 //
 // Exporters write RMSNorm (Llama and friends) out as
 //   w * (x * 1/sqrt(mean(x^2, last axis) + eps))
@@ -7,7 +7,9 @@
 // statistics in f32 (x cast up, the normalized value cast back before the
 // weight). kiln-raise-norms matches that chain (every
 // intermediate used once) and replaces it by `graph.layer_norm {rms}`: one
-// single-pass row kernel instead of five or six launches.
+// single-pass row kernel instead of five or six launches. Layer norm as
+// exporters below opset 17 write it (mean, subtract, mean of squares, eps,
+// sqrt, divide, scale, bias) becomes `graph.layer_norm` the same way.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/transforms/MatchUtils.h"
@@ -150,10 +152,118 @@ struct RaiseRMSNorm : OpRewritePattern<g::MulOp> {
   }
 };
 
+/// Layer normalization as exporters below opset 17 write it:
+///   d = x - mean(x); v = mean(d^2); y = d / sqrt(v + eps) * g [+ b]
+/// over the last axis (d used by the square and the division, every other
+/// intermediate once), with d^2 as Pow(d, 2) or Mul(d, d). The root is the
+/// bias Add, or the scale Mul when there is no bias.
+struct RaiseLayerNorm : OpRewritePattern<g::MulOp> {
+  // Before RaiseRMSNorm, which would take (x - mean) / sqrt(mean((x -
+  // mean)^2) + eps) * g as the RMSNorm of x - mean and leave the centering
+  // as a kernel of its own.
+  explicit RaiseLayerNorm(MLIRContext *context)
+      : OpRewritePattern(context, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(g::MulOp scaleMul,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(scaleMul.getType());
+    if (type.getRank() < 1 || !g::isFloatType(type.getElementType()))
+      return rewriter.notifyMatchFailure(scaleMul, "not a float tensor");
+    const int64_t n = type.getShape().back(), last = type.getRank() - 1;
+    auto isVector = [&](Value v) {
+      auto t = cast<RankedTensorType>(v.getType());
+      return t.getNumElements() == n && t.getRank() >= 1 &&
+             t.getShape().back() == n && t.getElementType() == type.getElementType();
+    };
+    Value normed, gamma;
+    if (!splitOperands(scaleMul, normed, gamma, [&](Value v) {
+          return isVector(v) && !v.getDefiningOp<g::DivOp>();
+        }))
+      return rewriter.notifyMatchFailure(scaleMul, "no [n] scale operand");
+    auto div = normed.getDefiningOp<g::DivOp>();
+    if (!div || !singleUse(normed) || normed.getType() != type)
+      return rewriter.notifyMatchFailure(scaleMul, "not (x - mean) / s * g");
+    Value d = div.getLhs(), s = div.getRhs();
+    auto sub = d.getDefiningOp<g::SubOp>();
+    auto sq = s.getDefiningOp<g::SqrtOp>();
+    if (!sub || !sq || !singleUse(s) || !singleUse(sq.getInput()) ||
+        d.getType() != type)
+      return rewriter.notifyMatchFailure(scaleMul, "no sqrt or no x - mean");
+    Value x = sub.getLhs(), meanX = sub.getRhs();
+    auto mean1 = meanX.getDefiningOp<g::ReduceMeanOp>();
+    if (!mean1 || mean1.getInput() != x || !singleUse(meanX) ||
+        x.getType() != type || mean1.getAxes() != ArrayRef<int64_t>{last} ||
+        cast<RankedTensorType>(mean1.getType()).getRank() != type.getRank())
+      return rewriter.notifyMatchFailure(scaleMul, "not x - mean(x, last)");
+    auto add = sq.getInput().getDefiningOp<g::AddOp>();
+    Value var, epsV;
+    if (!add || !splitOperands(add, var, epsV, [](Value v) {
+          return splatValue(v).has_value() &&
+                 cast<RankedTensorType>(v.getType()).getNumElements() == 1;
+        }))
+      return rewriter.notifyMatchFailure(scaleMul, "no variance + eps");
+    const double eps = *splatValue(epsV);
+    auto mean2 = var.getDefiningOp<g::ReduceMeanOp>();
+    if (!mean2 || !singleUse(var) || !singleUse(mean2.getInput()) ||
+        mean2.getAxes() != ArrayRef<int64_t>{last} ||
+        cast<RankedTensorType>(mean2.getType()).getRank() != type.getRank() ||
+        eps < 0)
+      return rewriter.notifyMatchFailure(scaleMul, "no mean of squares");
+    Operation *square = mean2.getInput().getDefiningOp();
+    bool isSquare = false;
+    if (auto p = dyn_cast_or_null<g::PowOp>(square))
+      isSquare = p.getLhs() == d && splatValue(p.getRhs()) == 2.0;
+    else if (auto m = dyn_cast_or_null<g::MulOp>(square))
+      isSquare = m.getLhs() == d && m.getRhs() == d;
+    if (!isSquare)
+      return rewriter.notifyMatchFailure(scaleMul, "not the square of x - mean");
+    // The centered value feeds only the square and the division (the RMSNorm
+    // pattern takes a chain whose centered value is also used elsewhere).
+    if (!llvm::all_of(d.getUsers(),
+                      [&](Operation *u) { return u == square || u == div; }))
+      return rewriter.notifyMatchFailure(scaleMul, "x - mean is used outside");
+    // An optional bias: the scale's only user adds an [n] vector.
+    Operation *root = scaleMul;
+    Value beta;
+    if (scaleMul->hasOneUse())
+      if (auto biasAdd = dyn_cast<g::AddOp>(*scaleMul->getUsers().begin())) {
+        Value self, other;
+        if (biasAdd.getType() == type &&
+            splitOperands(biasAdd, self, other, [&](Value v) {
+              return v != scaleMul.getResult() && isVector(v);
+            })) {
+          root = biasAdd;
+          beta = other;
+        }
+      }
+    auto asVector = [&](Value v) -> Value {
+      if (cast<RankedTensorType>(v.getType()).getRank() == 1)
+        return v;
+      return g::ReshapeOp::create(
+          rewriter, root->getLoc(),
+          RankedTensorType::get({n}, type.getElementType()), v);
+    };
+    rewriter.setInsertionPoint(root);
+    gamma = asVector(gamma);
+    if (beta)
+      beta = asVector(beta);
+    SmallVector<Location> locs = {mean1.getLoc(), sub.getLoc(), square->getLoc(),
+                                  mean2.getLoc(), add.getLoc(),  sq.getLoc(),
+                                  div.getLoc(),   scaleMul.getLoc()};
+    if (root != scaleMul)
+      locs.push_back(root->getLoc());
+    auto ln = g::LayerNormOp::create(
+        rewriter, FusedLoc::get(rewriter.getContext(), locs), type, x, gamma,
+        beta, rewriter.getI64IntegerAttr(last),
+        rewriter.getF32FloatAttr(static_cast<float>(eps)), UnitAttr());
+    rewriter.replaceOp(root, ln.getResult());
+    return success();
+  }
+};
+
 struct RaiseNormsPass : kiln::impl::RaiseNormsPassBase<RaiseNormsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseRMSNorm>(&getContext());
+    patterns.add<RaiseRMSNorm, RaiseLayerNorm>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

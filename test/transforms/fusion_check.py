@@ -115,6 +115,16 @@ def patterns():
         [vi("x", F16, [4, 8, 64])], [vi("out", F16, [4, 8, 64])],
         [const("two", np.float32(2.0)), const("eps", np.float32(1e-6)),
          const("g", np.random.default_rng(11).standard_normal(64).astype(np.float16))]), "rms"
+    # Layer norm written out (exporters below opset 17): one graph.layer_norm.
+    yield "layernorm_written_out", model(
+        [N("ReduceMean", ["x"], ["m"], axes=[-1]), N("Sub", ["x", "m"], ["d"]),
+         N("Pow", ["d", "two"], ["sq"]), N("ReduceMean", ["sq"], ["v"], axes=[-1]),
+         N("Add", ["v", "eps"], ["ve"]), N("Sqrt", ["ve"], ["s"]), N("Div", ["d", "s"], ["n"]),
+         N("Mul", ["n", "g"], ["y"]), N("Add", ["y", "b"], ["out"])],
+        [vi("x", F32, [4, 8, 64])], [vi("out", F32, [4, 8, 64])],
+        [const("two", np.float32(2.0)), const("eps", np.float32(1e-5)),
+         const("g", np.random.default_rng(5).standard_normal(64).astype(np.float32)),
+         const("b", np.random.default_rng(6).standard_normal(64).astype(np.float32))]), "ln"
     yield "where_compare_cast_chain", model(
         [N("Cast", ["x"], ["xf"], to=F32), N("Greater", ["xf", "t"], ["gt"]), N("Neg", ["xf"], ["nx"]),
          N("Where", ["gt", "xf", "nx"], ["w"]), N("Cast", ["w"], ["out"], to=F16)],
@@ -339,7 +349,7 @@ def main():
                     got = other.get(k)
                     if got is None or got.dtype != ref.dtype or got.shape != ref.shape:
                         why = f"output {k} missing or of another dtype/shape at {level}"
-                    elif regions in ("rms", "gemm"):
+                    elif regions in ("rms", "ln", "gemm"):
                         tol = 1e-6 if ref.dtype == np.float32 else 1e-3
                         rel = float(np.max(np.abs(got.astype(np.float64) - ref))) / \
                             float(np.max(np.abs(ref)))
@@ -376,6 +386,11 @@ def main():
                 if r.returncode or n or n2 or "rms" not in r.stdout:
                     why = f"expected one layer_norm {{rms}} and no regions at -O2 ({n2}) and " \
                           f"-O3 ({n})"
+            elif regions == "ln":
+                if r.returncode or n or n2 or r.stdout.count("graph.layer_norm") != 1 or \
+                        "rms" in r.stdout or "graph.reduce_mean" in r.stdout:
+                    why = f"expected one layer_norm (not rms) and no regions at -O2 ({n2}) and " \
+                          f"-O3 ({n})"
             elif r.returncode or (regions in ("matmul", "gemm") and (n, nm) != (1, 1)) or \
                     (regions not in ("matmul", "gemm") and (n != regions or nm)) or \
                     (regions == "gemm" and "graph.gemm" in r.stdout):
@@ -394,8 +409,9 @@ def main():
                 "1 matmul region" if regions == "matmul" else \
                 "Gemm split into 1 matmul region" if regions == "gemm" else \
                 "layer_norm {rms}" if regions == "rms" else \
+                "layer_norm" if regions == "ln" else \
                 f"{regions} region{'s' if regions > 1 else ''}"
-            how = "-O2 and -O3 within 1e-6 (f16: 1e-3)" if regions in ("rms", "gemm") \
+            how = "-O2 and -O3 within 1e-6 (f16: 1e-3)" if regions in ("rms", "ln", "gemm") \
                 else "-O2 and -O3 bitwise"
             print(f"PASS {name}: {what}; {how} of -O1")
     print(f"fusion_check: {passed} passed, {failed} failed")

@@ -78,3 +78,69 @@ func.func @not_rms(%x: tensor<4x32xf32>, %y: tensor<4x32xf32>, %w: tensor<32xf32
   %o = graph.mul %d, %w : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xf32>
   return %5, %2, %o : tensor<4x32xf32>, tensor<4x1xf32>, tensor<4x32xf32>
 }
+
+// -----
+
+// Layer norm written out (torch.onnx below opset 17): mean, subtract, pow 2,
+// mean, add eps, sqrt, divide, scale, bias; the centered value feeds the
+// square and the division. One layer_norm with the bias (not an RMSNorm of
+// the centered value).
+// CHECK-LABEL: func.func @layer_norm_written_out
+//  CHECK-NEXT:   %[[R:.*]] = graph.layer_norm %arg0, %arg1, %arg2 {axis = 2 : i64, epsilon = 9.99999996E-13 : f32} : tensor<2x8x64xf32>, tensor<64xf32>, tensor<64xf32> -> tensor<2x8x64xf32>
+//  CHECK-NEXT:   return %[[R]]
+func.func @layer_norm_written_out(%x: tensor<2x8x64xf32>, %g: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<2x8x64xf32> {
+  %two = graph.constant dense<2.0> : tensor<f32>
+  %eps = graph.constant dense<1.0e-12> : tensor<f32>
+  %0 = graph.reduce_mean %x {axes = array<i64: 2>} : tensor<2x8x64xf32> -> tensor<2x8x1xf32>
+  %1 = graph.sub %x, %0 : tensor<2x8x64xf32>, tensor<2x8x1xf32> -> tensor<2x8x64xf32>
+  %2 = graph.pow %1, %two : tensor<2x8x64xf32>, tensor<f32> -> tensor<2x8x64xf32>
+  %3 = graph.reduce_mean %2 {axes = array<i64: 2>} : tensor<2x8x64xf32> -> tensor<2x8x1xf32>
+  %4 = graph.add %3, %eps : tensor<2x8x1xf32>, tensor<f32> -> tensor<2x8x1xf32>
+  %5 = graph.sqrt %4 : tensor<2x8x1xf32> -> tensor<2x8x1xf32>
+  %6 = graph.div %1, %5 : tensor<2x8x64xf32>, tensor<2x8x1xf32> -> tensor<2x8x64xf32>
+  %7 = graph.mul %6, %g : tensor<2x8x64xf32>, tensor<64xf32> -> tensor<2x8x64xf32>
+  %8 = graph.add %7, %b : tensor<2x8x64xf32>, tensor<64xf32> -> tensor<2x8x64xf32>
+  return %8 : tensor<2x8x64xf32>
+}
+
+// -----
+
+// Mul(d, d) as the square, the scale on the left, no bias: layer_norm
+// without one.
+// CHECK-LABEL: func.func @layer_norm_no_bias
+//  CHECK-NEXT:   graph.layer_norm %arg0, %arg1 {axis = 1 : i64, epsilon = 9.99999974E-6 : f32} : tensor<4x32xf32>, tensor<32xf32> -> tensor<4x32xf32>
+//  CHECK-NEXT:   return
+func.func @layer_norm_no_bias(%x: tensor<4x32xf32>, %g: tensor<32xf32>) -> tensor<4x32xf32> {
+  %eps = graph.constant dense<1.0e-5> : tensor<f32>
+  %0 = graph.reduce_mean %x {axes = array<i64: 1>} : tensor<4x32xf32> -> tensor<4x1xf32>
+  %1 = graph.sub %x, %0 : tensor<4x32xf32>, tensor<4x1xf32> -> tensor<4x32xf32>
+  %2 = graph.mul %1, %1 : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
+  %3 = graph.reduce_mean %2 {axes = array<i64: 1>} : tensor<4x32xf32> -> tensor<4x1xf32>
+  %4 = graph.add %eps, %3 : tensor<f32>, tensor<4x1xf32> -> tensor<4x1xf32>
+  %5 = graph.sqrt %4 : tensor<4x1xf32> -> tensor<4x1xf32>
+  %6 = graph.div %1, %5 : tensor<4x32xf32>, tensor<4x1xf32> -> tensor<4x32xf32>
+  %7 = graph.mul %g, %6 : tensor<32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
+  return %7 : tensor<4x32xf32>
+}
+
+// -----
+
+// The centered value has a third user, so no layer norm: the centering
+// stays a kernel, and what follows it is the RMSNorm of the centered value
+// (the same numbers).
+// CHECK-LABEL: func.func @layer_norm_centered_escapes
+//       CHECK:   %[[D:.*]] = graph.sub %arg0
+//  CHECK-NEXT:   %[[N:.*]] = graph.layer_norm %[[D]], %arg1 {{.*}}rms}
+//  CHECK-NEXT:   return %[[N]], %[[D]]
+func.func @layer_norm_centered_escapes(%x: tensor<4x32xf32>, %g: tensor<32xf32>) -> (tensor<4x32xf32>, tensor<4x32xf32>) {
+  %eps = graph.constant dense<1.0e-5> : tensor<f32>
+  %0 = graph.reduce_mean %x {axes = array<i64: 1>} : tensor<4x32xf32> -> tensor<4x1xf32>
+  %1 = graph.sub %x, %0 : tensor<4x32xf32>, tensor<4x1xf32> -> tensor<4x32xf32>
+  %2 = graph.mul %1, %1 : tensor<4x32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
+  %3 = graph.reduce_mean %2 {axes = array<i64: 1>} : tensor<4x32xf32> -> tensor<4x1xf32>
+  %4 = graph.add %eps, %3 : tensor<f32>, tensor<4x1xf32> -> tensor<4x1xf32>
+  %5 = graph.sqrt %4 : tensor<4x1xf32> -> tensor<4x1xf32>
+  %6 = graph.div %1, %5 : tensor<4x32xf32>, tensor<4x1xf32> -> tensor<4x32xf32>
+  %7 = graph.mul %g, %6 : tensor<32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
+  return %7, %1 : tensor<4x32xf32>, tensor<4x32xf32>
+}
