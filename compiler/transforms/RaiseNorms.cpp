@@ -37,6 +37,40 @@ using kiln::match::splitOperands;
 
 bool singleUse(Value v) { return v.hasOneUse(); }
 
+/// mean(x^2 over the last axis) + eps at `v`, x^2 as Pow(x, 2) or Mul(x, x),
+/// the mean keeping all `rank` axes, every intermediate used once.
+struct MeanSquare {
+  Operation *square;
+  g::ReduceMeanOp mean;
+  g::AddOp add;
+  double eps;
+};
+std::optional<MeanSquare> matchMeanSquarePlusEps(Value v, Value x,
+                                                 int64_t rank) {
+  auto add = v.getDefiningOp<g::AddOp>();
+  Value ms, epsV;
+  if (!add || !splitOperands(add, ms, epsV, [](Value e) {
+        return splatValue(e).has_value() &&
+               cast<RankedTensorType>(e.getType()).getNumElements() == 1;
+      }))
+    return std::nullopt;
+  const double eps = *splatValue(epsV);
+  auto mean = ms.getDefiningOp<g::ReduceMeanOp>();
+  if (!mean || !singleUse(ms) || !singleUse(mean.getInput()) ||
+      mean.getAxes() != ArrayRef<int64_t>{rank - 1} ||
+      cast<RankedTensorType>(mean.getType()).getRank() != rank || eps < 0)
+    return std::nullopt;
+  Operation *square = mean.getInput().getDefiningOp();
+  bool isSquare = false;
+  if (auto p = dyn_cast_or_null<g::PowOp>(square))
+    isSquare = p.getLhs() == x && splatValue(p.getRhs()) == 2.0;
+  else if (auto m = dyn_cast_or_null<g::MulOp>(square))
+    isSquare = m.getLhs() == x && m.getRhs() == x;
+  if (!isSquare)
+    return std::nullopt;
+  return MeanSquare{square, mean, add, eps};
+}
+
 struct RaiseRMSNorm : OpRewritePattern<g::MulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(g::MulOp root,
@@ -105,26 +139,9 @@ struct RaiseRMSNorm : OpRewritePattern<g::MulOp> {
     auto sq = s.getDefiningOp<g::SqrtOp>();
     if (!sq || !singleUse(sq.getInput()))
       return failure();
-    auto add = sq.getInput().getDefiningOp<g::AddOp>();
-    Value ms, epsV;
-    if (!add || !splitOperands(add, ms, epsV, [](Value v) {
-          return splatValue(v).has_value() &&
-                 cast<RankedTensorType>(v.getType()).getNumElements() == 1;
-        }))
-      return failure();
-    double eps = *splatValue(epsV);
-    auto mean = ms.getDefiningOp<g::ReduceMeanOp>();
-    if (!mean || !singleUse(ms) || !singleUse(mean.getInput()) ||
-        mean.getAxes() != ArrayRef<int64_t>{type.getRank() - 1} ||
-        cast<RankedTensorType>(mean.getType()).getRank() != type.getRank())
-      return failure();
-    Operation *square = mean.getInput().getDefiningOp();
-    bool isSquare = false;
-    if (auto p = dyn_cast_or_null<g::PowOp>(square))
-      isSquare = p.getLhs() == x && splatValue(p.getRhs()) == 2.0;
-    else if (auto m = dyn_cast_or_null<g::MulOp>(square))
-      isSquare = m.getLhs() == x && m.getRhs() == x;
-    if (!isSquare || eps < 0)
+    std::optional<MeanSquare> stats =
+        matchMeanSquarePlusEps(sq.getInput(), x, type.getRank());
+    if (!stats)
       return failure();
     if (statType != root.getType()) {
       auto up = x.getDefiningOp<g::CastOp>();
@@ -139,13 +156,14 @@ struct RaiseRMSNorm : OpRewritePattern<g::MulOp> {
           rewriter, root.getLoc(),
           RankedTensorType::get({n}, cast<RankedTensorType>(w.getType()).getElementType()),
           w);
-    SmallVector<Location> locs = {square->getLoc(), mean.getLoc(), add.getLoc(),
-                                  sq.getLoc(), scaleOp->getLoc(), root.getLoc()};
+    SmallVector<Location> locs = {stats->square->getLoc(), stats->mean.getLoc(),
+                                  stats->add.getLoc(),      sq.getLoc(),
+                                  scaleOp->getLoc(),        root.getLoc()};
     locs.append(castLocs.begin(), castLocs.end());
     auto ln = g::LayerNormOp::create(
         rewriter, FusedLoc::get(rewriter.getContext(), locs), root.getType(), x,
         w, Value(), rewriter.getI64IntegerAttr(type.getRank() - 1),
-        rewriter.getF32FloatAttr(static_cast<float>(eps)),
+        rewriter.getF32FloatAttr(static_cast<float>(stats->eps)),
         rewriter.getUnitAttr());
     rewriter.replaceOp(root, ln.getResult());
     return success();
@@ -194,28 +212,12 @@ struct RaiseLayerNorm : OpRewritePattern<g::MulOp> {
         x.getType() != type || mean1.getAxes() != ArrayRef<int64_t>{last} ||
         cast<RankedTensorType>(mean1.getType()).getRank() != type.getRank())
       return rewriter.notifyMatchFailure(scaleMul, "not x - mean(x, last)");
-    auto add = sq.getInput().getDefiningOp<g::AddOp>();
-    Value var, epsV;
-    if (!add || !splitOperands(add, var, epsV, [](Value v) {
-          return splatValue(v).has_value() &&
-                 cast<RankedTensorType>(v.getType()).getNumElements() == 1;
-        }))
-      return rewriter.notifyMatchFailure(scaleMul, "no variance + eps");
-    const double eps = *splatValue(epsV);
-    auto mean2 = var.getDefiningOp<g::ReduceMeanOp>();
-    if (!mean2 || !singleUse(var) || !singleUse(mean2.getInput()) ||
-        mean2.getAxes() != ArrayRef<int64_t>{last} ||
-        cast<RankedTensorType>(mean2.getType()).getRank() != type.getRank() ||
-        eps < 0)
-      return rewriter.notifyMatchFailure(scaleMul, "no mean of squares");
-    Operation *square = mean2.getInput().getDefiningOp();
-    bool isSquare = false;
-    if (auto p = dyn_cast_or_null<g::PowOp>(square))
-      isSquare = p.getLhs() == d && splatValue(p.getRhs()) == 2.0;
-    else if (auto m = dyn_cast_or_null<g::MulOp>(square))
-      isSquare = m.getLhs() == d && m.getRhs() == d;
-    if (!isSquare)
-      return rewriter.notifyMatchFailure(scaleMul, "not the square of x - mean");
+    std::optional<MeanSquare> stats =
+        matchMeanSquarePlusEps(sq.getInput(), d, type.getRank());
+    if (!stats)
+      return rewriter.notifyMatchFailure(scaleMul,
+                                         "no mean of (x - mean)^2 + eps");
+    Operation *square = stats->square;
     // The centered value feeds only the square and the division (the RMSNorm
     // pattern takes a chain whose centered value is also used elsewhere).
     if (!llvm::all_of(d.getUsers(),
@@ -246,15 +248,16 @@ struct RaiseLayerNorm : OpRewritePattern<g::MulOp> {
     gamma = asVector(gamma);
     if (beta)
       beta = asVector(beta);
-    SmallVector<Location> locs = {mean1.getLoc(), sub.getLoc(), square->getLoc(),
-                                  mean2.getLoc(), add.getLoc(),  sq.getLoc(),
-                                  div.getLoc(),   scaleMul.getLoc()};
+    SmallVector<Location> locs = {mean1.getLoc(),         sub.getLoc(),
+                                  square->getLoc(),       stats->mean.getLoc(),
+                                  stats->add.getLoc(),    sq.getLoc(),
+                                  div.getLoc(),           scaleMul.getLoc()};
     if (root != scaleMul)
       locs.push_back(root->getLoc());
     auto ln = g::LayerNormOp::create(
         rewriter, FusedLoc::get(rewriter.getContext(), locs), type, x, gamma,
         beta, rewriter.getI64IntegerAttr(last),
-        rewriter.getF32FloatAttr(static_cast<float>(eps)), UnitAttr());
+        rewriter.getF32FloatAttr(static_cast<float>(stats->eps)), UnitAttr());
     rewriter.replaceOp(root, ln.getResult());
     return success();
   }
