@@ -361,22 +361,26 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   const bool oneWave =
       ceilDiv(l.m, c.getInt("tile_m")) * ceilDiv(l.n, c.getInt("tile_n")) <=
       kTargetSMs;
-  if (tma)
-    c.set("stage_out",
-          ConfigValue::ofBool(
-              c.getBool("stage_out", c.has("epilogue") || oneWave) &&
-              stageable));
-  else
-    c.erase("stage_out");
-  const bool stageOut = tma && c.getBool("stage_out");
+  const bool stageAsked = c.has("stage_out");
+  bool stageOut = tma && stageable &&
+                  c.getBool("stage_out", c.has("epilogue") || oneWave);
   // matmul_sm90.cuh's wgmma_smem_bytes: the stages, each A (tile_m rows of
   // 128 bytes) and B (tile_n rows, or 64-column blocks of 64 k rows when B
   // is N-major), plus 1 KiB to align them to 1024 bytes.
   // The TMA kernel adds 256 bytes of mbarriers and, staging its epilogue,
   // a rows x (tile_n + 8) tile per consumer warpgroup (wgmma_tma_smem_bytes).
   const int64_t bRows = l.transB ? bn : ceilDiv(bn, 64) * 64;
-  const int64_t bytes = 1024 + stages * (bm + bRows) * 128 + (tma ? 256 : 0) +
-                        (stageOut ? wg * rows * (bn + 8) * 2 : 0);
+  const int64_t base = 1024 + stages * (bm + bRows) * 128 + (tma ? 256 : 0);
+  const int64_t staging = wg * rows * (bn + 8) * 2;
+  // A staged epilogue nobody asked for gives way to stages that were asked
+  // for (the autotuner's deep pipelines), rather than the config failing.
+  if (stageOut && !stageAsked && base + staging > kMaxDynamicSmem)
+    stageOut = false;
+  if (tma)
+    c.set("stage_out", ConfigValue::ofBool(stageOut));
+  else
+    c.erase("stage_out");
+  const int64_t bytes = base + (stageOut ? staging : 0);
   if (bytes > kMaxDynamicSmem)
     return no("wgmma tiles need " + std::to_string(bytes) +
               " bytes of shared memory for " + std::to_string(stages) +

@@ -199,3 +199,26 @@ TEST(Tuning, StagedSearchTakesOneCandidatePerFamilyFirst) {
   b["tile_n"] = "128";
   EXPECT_NE(autotune::configFamily(a), autotune::configFamily(b));
 }
+
+TEST(Tuning, DeepTmaPipelinesDropTheStagedEpilogueRatherThanFail) {
+  // 128 x 128 tiles of two warpgroups, 6 stages: 232448 bytes with the
+  // staged epilogue's tiles, too many; the staging the candidate did not
+  // ask for gives way, the stages stay.
+  TargetOptions sm90;
+  LaunchSpec s = configured(matmul(DType::F16, 128, 768, 3072), sm90);
+  const autotune::TuningConfig deep = {
+      {"path", "wgmma"}, {"tile_m", "128"},   {"tile_n", "128"},
+      {"tile_k", "64"},  {"warpgroups", "2"}, {"stages", "6"},
+      {"split_k", "1"},  {"tma", "true"},     {"group_m", "8"}};
+  LaunchSpec t = s;
+  std::string error;
+  ASSERT_TRUE(applyTuningConfig(t, deep, sm90, error)) << error;
+  EXPECT_EQ(t.config.getInt("stages"), 6);
+  EXPECT_FALSE(t.config.getBool("stage_out"));
+  // Asked for explicitly, the staging does not give way: the config fails.
+  autotune::TuningConfig staged = deep;
+  staged["stage_out"] = "true";
+  LaunchSpec u = s;
+  EXPECT_FALSE(applyTuningConfig(u, staged, sm90, error));
+  EXPECT_NE(error.find("bytes of shared memory"), std::string::npos) << error;
+}
