@@ -6,6 +6,7 @@
 #include "compiler/nvrtc/NvrtcCompiler.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 namespace kiln::codegen {
@@ -147,6 +148,17 @@ bool measureSubset(const LaunchSpec &configured,
   size_t failed = 0;
   for (const std::string &n : notes) {
     failed += n.rfind("interleaved re-timing", 0) != 0;
+    // "candidate <job index>: why" names the config instead (job indices
+    // mean nothing outside this job).
+    size_t colon = n.find(": ");
+    if (n.rfind("candidate ", 0) == 0 && colon != std::string::npos) {
+      size_t j = std::strtoull(n.c_str() + 10, nullptr, 10);
+      if (j < spaceOf.size()) {
+        result.notes.push_back(
+            autotune::printConfig(space.kept[spaceOf[j]]) + n.substr(colon));
+        continue;
+      }
+    }
     result.notes.push_back(n);
   }
   result.passed += job.candidates.size() - std::min(failed, job.candidates.size());
