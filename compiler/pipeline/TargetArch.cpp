@@ -1,32 +1,11 @@
 //===- TargetArch.cpp - The GPU architecture to compile for ---------------===//
 #include "compiler/pipeline/TargetArch.h"
 
-#include "autotune/Measure.h"
-
 #include <dlfcn.h>
 
 namespace kiln {
 
-namespace {
-/// Runs `probe` in a forked child and returns its answer (or `fallback`):
-/// cuInit in this process would leave the autotuner's forked workers with
-/// a CUDA they cannot use (CUDA_ERROR_NOT_INITIALIZED), so the compiler
-/// never initializes CUDA itself.
-std::string inChild(std::string (*probe)(), const std::string &fallback) {
-  std::vector<std::string> lines;
-  autotune::WorkerEnd end = autotune::runWorker(
-      [&](const std::function<void(const std::string &)> &emit) {
-        emit(probe());
-      },
-      30, lines);
-  return end.kind == autotune::WorkerEnd::Exited && lines.size() == 1 &&
-                 !lines[0].empty()
-             ? lines[0]
-             : fallback;
-}
-} // namespace
-
-static std::string probeTargetArch() {
+std::string defaultTargetArch() {
   const std::string fallback = "sm_90";
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib)
@@ -49,7 +28,7 @@ static std::string probeTargetArch() {
   return arch;
 }
 
-static std::string probeDriverVersion() {
+std::string gpuDriverVersion() {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib)
     return "none";
@@ -67,9 +46,5 @@ static std::string probeDriverVersion() {
   dlclose(lib);
   return out;
 }
-
-std::string defaultTargetArch() { return inChild(probeTargetArch, "sm_90"); }
-
-std::string gpuDriverVersion() { return inChild(probeDriverVersion, "none"); }
 
 } // namespace kiln

@@ -329,9 +329,8 @@ int main(int argc, char **argv) {
   if (reportFusion)
     printFusionReport(*module, llvm::errs());
 
-  // Measuring runs in forked workers, which cannot use CUDA once this
-  // process has initialized it: with --autotune=default|max the GPU is
-  // probed by a worker too, never here.
+  // Measuring and the GPU probe run in exec'd workers (fresh processes), so
+  // whatever this process does with CUDA cannot reach them.
   // Workers are fresh processes of this executable, whatever this one has
   // loaded or initialized.
   kiln::autotune::setGpuWorkerExecutable("/proc/self/exe");

@@ -262,11 +262,12 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
       os << "in" << i << ", ";
     os << "0};\n";
   }
+  // The epilogue's operand: the Extra struct, C, or none.
+  const char *cArg = hasEpilogue ? "&extra"
+                     : l.hasC    ? "in2"
+                                 : "static_cast<const P::CT *>(nullptr)";
   if (tma) {
-    os << "  kiln::mm::wgmma_tma_gemm<P>("
-       << (hasEpilogue ? "&extra"
-           : l.hasC    ? "in2"
-                       : "static_cast<const P::CT *>(nullptr)")
+    os << "  kiln::mm::wgmma_tma_gemm<P>(" << cArg
        << ", out0, tm_a, tm_b);\n}\n";
     out.source = os.str();
     // A and B as 2-D tensors, innermost first (matmul_sm90.cuh): K-major
@@ -292,11 +293,7 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
      << (wgmma ? "wgmma_gemm"
          : mma ? "tensor_core"
                : "simt")
-     << "<P>(in0, in1, "
-     << (hasEpilogue ? "&extra"
-         : l.hasC    ? "in2"
-                     : "static_cast<const P::CT *>(nullptr)")
-     << ", out0);\n}\n";
+     << "<P>(in0, in1, " << cArg << ", out0);\n}\n";
   out.source = os.str();
   return true;
 }

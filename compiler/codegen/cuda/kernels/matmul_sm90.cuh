@@ -200,6 +200,16 @@ __device__ __forceinline__ void wgmma_k_tile(float (&acc)[MI][R], u32 st,
   wgmma_commit();
 }
 
+/// Sets a warpgroup's accumulators to 0 before a tile's k loop.
+template <int MI, int R>
+__device__ __forceinline__ void zero_accumulators(float (&acc)[MI][R]) {
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int q = 0; q < R; ++q)
+      acc[i][q] = 0.0f;
+}
+
 /// Waits for all but N of this warpgroup's wgmma groups, then lets the
 /// compiler touch the accumulators again.
 template <int N, int MI, int R>
@@ -276,11 +286,7 @@ __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
           load_sw128_async<BK, BN, THREADS, I>(sb, B, k0, n0, P::K, P::N, P::N);
       };
       float acc[MI][R];
-#pragma unroll
-      for (int i = 0; i < MI; ++i)
-#pragma unroll
-        for (int q = 0; q < R; ++q)
-          acc[i][q] = 0.0f;
+      zero_accumulators(acc);
           // Step kt multiplies stage kt % STAGES while wgmma group kt - 1 may
           // still run and tiles kt + 1 .. kt + STAGES - 2 load, so the stage
           // refilled in step kt is the one of tile kt - 2.
@@ -593,11 +599,7 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     I mb, nb;
     grouped_tile<P>(t, MB, NB, mb, nb);
     float acc[MI][R];
-#pragma unroll
-    for (int i = 0; i < MI; ++i)
-#pragma unroll
-      for (int q = 0; q < R; ++q)
-        acc[i][q] = 0.0f;
+    zero_accumulators(acc);
     // Ping-pong: the k loops take turns (named barrier 3 + cw: "your
     // turn"), so a warpgroup never waits on a stage barrier more than one
     // phase ahead of it; a wait for the parity of a phase two ahead would
