@@ -96,13 +96,17 @@ def FusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
 }
 
 def RaiseNormsPass : Pass<"kiln-raise-norms", "mlir::ModuleOp"> {
-  let summary = "replace written-out RMSNorm by graph.layer_norm {rms}";
+  let summary = "replace written-out norms and softmax by their row ops";
   let description = [{
     Matches `w * (x * 1/sqrt(mean(x^2, last axis) + eps))` as exporters write
     it (x^2 as Pow(x, 2) or Mul(x, x); 1/s as Reciprocal or Div(1, s), or
     Div(x, s)), every intermediate used once and w a vector over the last
     axis, and replaces it by one `graph.layer_norm %x, %w {rms}`: a
-    single-pass row kernel. The new op's location fuses the matched nodes'.
+    single-pass row kernel. Layer norm written out (mean, subtract, mean of
+    squares, eps, sqrt, divide, scale[, bias]) becomes `graph.layer_norm`;
+    `exp(x [- max(x)]) / sum(exp(...))` over one kept axis becomes
+    `graph.softmax`, `d - log(sum(exp(d)))` with d = x [- max(x)]
+    `graph.log_softmax`. The new op's location fuses the matched nodes'.
   }];
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }

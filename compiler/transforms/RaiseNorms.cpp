@@ -9,7 +9,9 @@
 // intermediate used once) and replaces it by `graph.layer_norm {rms}`: one
 // single-pass row kernel instead of five or six launches. Layer norm as
 // exporters below opset 17 write it (mean, subtract, mean of squares, eps,
-// sqrt, divide, scale, bias) becomes `graph.layer_norm` the same way.
+// sqrt, divide, scale, bias) becomes `graph.layer_norm` the same way, and
+// written-out softmax and log-softmax (exp, sum, divide; the max shift
+// optional) become `graph.softmax` / `graph.log_softmax`.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/transforms/MatchUtils.h"
@@ -263,10 +265,113 @@ struct RaiseLayerNorm : OpRewritePattern<g::MulOp> {
   }
 };
 
+/// The single axis `r` (a reduction of kind R, keeping its axis) reduces
+/// `input` over, if it does.
+template <class R>
+std::optional<int64_t> reducedAxis(Value r, Value input) {
+  auto op = r.getDefiningOp<R>();
+  if (!op || op.getInput() != input || op.getAxes().size() != 1 ||
+      cast<RankedTensorType>(op.getType()).getRank() !=
+          cast<RankedTensorType>(input.getType()).getRank())
+    return std::nullopt;
+  return op.getAxes().front();
+}
+
+/// x - max(x, axis) at `v` (the numerically stable shift); the shift's max
+/// must be used once. Returns x and appends the two ops' locations.
+Value unshifted(Value v, SmallVectorImpl<Location> &locs, int64_t &axis) {
+  auto sub = v.getDefiningOp<g::SubOp>();
+  if (!sub || sub.getLhs().getType() != v.getType() ||
+      !singleUse(sub.getRhs()))
+    return v;
+  std::optional<int64_t> a =
+      reducedAxis<g::ReduceMaxOp>(sub.getRhs(), sub.getLhs());
+  if (!a || (axis >= 0 && *a != axis))
+    return v;
+  axis = *a;
+  locs.push_back(sub.getRhs().getDefiningOp()->getLoc());
+  locs.push_back(sub.getLoc());
+  return sub.getLhs();
+}
+
+/// Softmax written out (exporters of `x.exp() / x.exp().sum(-1, keepdim)`
+/// and of the stable form):
+///   e = exp(x [- max(x, a)]); y = e / sum(e, a)
+/// over one kept axis `a`, e used by the sum and the division only. Becomes
+/// `graph.softmax`, one row kernel that takes the max itself: the unshifted
+/// form gets the same values where exp(x) does not overflow, and finite ones
+/// where it does.
+struct RaiseSoftmax : OpRewritePattern<g::DivOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(g::DivOp div,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(div.getType());
+    Value e = div.getLhs(), s = div.getRhs();
+    if (!g::isFloatType(type.getElementType()) || e.getType() != type ||
+        !singleUse(s))
+      return rewriter.notifyMatchFailure(div, "not e / s of one type");
+    std::optional<int64_t> axis = reducedAxis<g::ReduceSumOp>(s, e);
+    auto exp = e.getDefiningOp<g::ExpOp>();
+    if (!axis || !exp ||
+        !llvm::all_of(e.getUsers(), [&](Operation *u) {
+          return u == div || u == s.getDefiningOp();
+        }))
+      return rewriter.notifyMatchFailure(div, "not exp(.) / sum(exp(.))");
+    SmallVector<Location> locs;
+    Value shifted = exp.getInput();
+    int64_t a = *axis;
+    Value x = singleUse(shifted) ? unshifted(shifted, locs, a) : shifted;
+    locs.append({exp.getLoc(), s.getDefiningOp()->getLoc(), div.getLoc()});
+    auto sm = g::SoftmaxOp::create(
+        rewriter, FusedLoc::get(rewriter.getContext(), locs), type, x,
+        rewriter.getI64IntegerAttr(a));
+    rewriter.replaceOp(div, sm.getResult());
+    return success();
+  }
+};
+
+/// Log-softmax written out: d = x [- max(x, a)]; y = d - log(sum(exp(d), a)),
+/// d used by the exp and the subtraction only (when it is x itself, x may
+/// have other users). Becomes `graph.log_softmax`.
+struct RaiseLogSoftmax : OpRewritePattern<g::SubOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(g::SubOp root,
+                                PatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(root.getType());
+    Value d = root.getLhs(), l = root.getRhs();
+    auto log = l.getDefiningOp<g::LogOp>();
+    if (!g::isFloatType(type.getElementType()) || d.getType() != type ||
+        !log || !singleUse(l) || !singleUse(log.getInput()))
+      return rewriter.notifyMatchFailure(root, "not d - log(.)");
+    Value e = log.getInput().getDefiningOp<g::ReduceSumOp>()
+                  ? log.getInput().getDefiningOp<g::ReduceSumOp>().getInput()
+                  : Value();
+    auto exp = e ? e.getDefiningOp<g::ExpOp>() : g::ExpOp();
+    std::optional<int64_t> axis =
+        e ? reducedAxis<g::ReduceSumOp>(log.getInput(), e) : std::nullopt;
+    if (!exp || exp.getInput() != d || !singleUse(e) || !axis)
+      return rewriter.notifyMatchFailure(root, "not d - log(sum(exp(d)))");
+    SmallVector<Location> locs;
+    int64_t a = *axis;
+    Value x = d;
+    if (llvm::all_of(d.getUsers(),
+                     [&](Operation *u) { return u == root || u == exp; }))
+      x = unshifted(d, locs, a);
+    locs.append({exp.getLoc(), log.getInput().getDefiningOp()->getLoc(),
+                 log.getLoc(), root.getLoc()});
+    auto sm = g::LogSoftmaxOp::create(
+        rewriter, FusedLoc::get(rewriter.getContext(), locs), type, x,
+        rewriter.getI64IntegerAttr(a));
+    rewriter.replaceOp(root, sm.getResult());
+    return success();
+  }
+};
+
 struct RaiseNormsPass : kiln::impl::RaiseNormsPassBase<RaiseNormsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<RaiseRMSNorm, RaiseLayerNorm>(&getContext());
+    patterns.add<RaiseRMSNorm, RaiseLayerNorm, RaiseSoftmax, RaiseLogSoftmax>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

@@ -45,6 +45,8 @@ def patterns():
     "matmul" for exactly one matmul-epilogue region, "rms" for one raised
     layer_norm {rms} and no region, whose single-pass statistics match -O1
     to 1e-6 relative instead of bitwise,
+    "softmax" / "log_softmax" for one raised graph.softmax / log_softmax
+    and no region (within 1e-6 relative, f16 1e-3: the row kernel keeps f32),
     "gemm" for one matmul-epilogue region made from a Gemm (split into
     MatMul + Add, so the product is rounded before the bias: within 1e-6
     relative of -O1's single rounding, not bitwise),
@@ -125,6 +127,23 @@ def patterns():
         [const("two", np.float32(2.0)), const("eps", np.float32(1e-5)),
          const("g", np.random.default_rng(5).standard_normal(64).astype(np.float32)),
          const("b", np.random.default_rng(6).standard_normal(64).astype(np.float32))]), "ln"
+    # Softmax and log-softmax written out (x.exp() / sum, the stable form
+    # with the max shift, over an inner axis): one graph.softmax each.
+    yield "softmax_written_out", model(
+        [N("ReduceMax", ["x"], ["m"], axes=[1]), N("Sub", ["x", "m"], ["d"]),
+         N("Exp", ["d"], ["e"]), N("ReduceSum", ["e", "ax"], ["s"]), N("Div", ["e", "s"], ["out"])],
+        [vi("x", F32, [4, 33, 8])], [vi("out", F32, [4, 33, 8])],
+        [const("ax", np.array([1], dtype=np.int64))]), "softmax"
+    yield "softmax_unshifted_f16", model(
+        [N("Exp", ["x"], ["e"]), N("ReduceSum", ["e", "ax"], ["s"]), N("Div", ["e", "s"], ["out"])],
+        [vi("x", F16, [6, 100])], [vi("out", F16, [6, 100])],
+        [const("ax", np.array([-1], dtype=np.int64))]), "softmax"
+    yield "log_softmax_written_out", model(
+        [N("ReduceMax", ["x"], ["m"], axes=[-1]), N("Sub", ["x", "m"], ["d"]),
+         N("Exp", ["d"], ["e"]), N("ReduceSum", ["e", "ax"], ["s"]), N("Log", ["s"], ["l"]),
+         N("Sub", ["d", "l"], ["out"])],
+        [vi("x", F32, [5, 64])], [vi("out", F32, [5, 64])],
+        [const("ax", np.array([-1], dtype=np.int64))]), "log_softmax"
     yield "where_compare_cast_chain", model(
         [N("Cast", ["x"], ["xf"], to=F32), N("Greater", ["xf", "t"], ["gt"]), N("Neg", ["xf"], ["nx"]),
          N("Where", ["gt", "xf", "nx"], ["w"]), N("Cast", ["w"], ["out"], to=F16)],
@@ -349,7 +368,7 @@ def main():
                     got = other.get(k)
                     if got is None or got.dtype != ref.dtype or got.shape != ref.shape:
                         why = f"output {k} missing or of another dtype/shape at {level}"
-                    elif regions in ("rms", "ln", "gemm"):
+                    elif regions in ("rms", "ln", "gemm", "softmax", "log_softmax"):
                         tol = 1e-6 if ref.dtype == np.float32 else 1e-3
                         rel = float(np.max(np.abs(got.astype(np.float64) - ref))) / \
                             float(np.max(np.abs(ref)))
@@ -391,6 +410,11 @@ def main():
                         "rms" in r.stdout or "graph.reduce_mean" in r.stdout:
                     why = f"expected one layer_norm (not rms) and no regions at -O2 ({n2}) and " \
                           f"-O3 ({n})"
+            elif regions in ("softmax", "log_softmax"):
+                if r.returncode or n or n2 or r.stdout.count(f"graph.{regions} ") != 1 or \
+                        any(f"graph.{o} " in r.stdout for o in ("exp", "reduce_sum", "reduce_max")):
+                    why = f"expected one graph.{regions} and no regions at -O2 ({n2}) and " \
+                          f"-O3 ({n})"
             elif r.returncode or (regions in ("matmul", "gemm") and (n, nm) != (1, 1)) or \
                     (regions not in ("matmul", "gemm") and (n != regions or nm)) or \
                     (regions == "gemm" and "graph.gemm" in r.stdout):
@@ -410,8 +434,10 @@ def main():
                 "Gemm split into 1 matmul region" if regions == "gemm" else \
                 "layer_norm {rms}" if regions == "rms" else \
                 "layer_norm" if regions == "ln" else \
+                f"graph.{regions}" if regions in ("softmax", "log_softmax") else \
                 f"{regions} region{'s' if regions > 1 else ''}"
-            how = "-O2 and -O3 within 1e-6 (f16: 1e-3)" if regions in ("rms", "ln", "gemm") \
+            how = "-O2 and -O3 within 1e-6 (f16: 1e-3)" \
+                if regions in ("rms", "ln", "gemm", "softmax", "log_softmax") \
                 else "-O2 and -O3 bitwise"
             print(f"PASS {name}: {what}; {how} of -O1")
     print(f"fusion_check: {passed} passed, {failed} failed")

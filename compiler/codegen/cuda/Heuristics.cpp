@@ -251,14 +251,17 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // output it loads; earlier (larger) tiles win ties. 128 x 192 makes
   // N = 768 and 2304 (BERT's) one and three full waves at M = 4096 where
   // 128 x 256 leaves SMs idle and 128 x 128 needs a wave more; square
-  // products keep 128 x 256.
-  if (l.batch == 1 && c.getBool("tma", true) && l.m > 64 &&
-      !c.has("tile_m") && !c.has("tile_n")) {
+  // products keep 128 x 256. 64 x 64 spreads small products (BERT 1x128's
+  // 128 x 768 x 768 ... 3072: 24-72 tiles) over more SMs; the autotuner
+  // chose it for all of them (H200, 2026-12-03, 1.2x the engine).
+  if (l.batch == 1 && c.getBool("tma", true) && !c.has("tile_m") &&
+      !c.has("tile_n")) {
     int64_t bestM = 0, bestN = 0, bestCost = 0;
     for (auto [bm, bn] : {std::pair<int64_t, int64_t>{128, 256},
                           {128, 192},
                           {128, 128},
-                          {64, 128}}) {
+                          {64, 128},
+                          {64, 64}}) {
       if (bn > 128 && l.n <= 128)
         continue;
       // 64-row tiles hold one warpgroup: not what two (or ping-pong) asks.

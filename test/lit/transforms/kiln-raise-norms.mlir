@@ -144,3 +144,82 @@ func.func @layer_norm_centered_escapes(%x: tensor<4x32xf32>, %g: tensor<32xf32>)
   %7 = graph.mul %g, %6 : tensor<32xf32>, tensor<4x32xf32> -> tensor<4x32xf32>
   return %7, %1 : tensor<4x32xf32>, tensor<4x32xf32>
 }
+
+// -----
+
+// Softmax written out in its stable form over axis 1 of 3.
+// CHECK-LABEL: func.func @softmax_stable
+//  CHECK-NEXT:   %[[S:.*]] = graph.softmax %arg0 {axis = 1 : i64} : tensor<2x16x4xf32>
+//  CHECK-NEXT:   return %[[S]]
+func.func @softmax_stable(%x: tensor<2x16x4xf32>) -> tensor<2x16x4xf32> {
+  %0 = graph.reduce_max %x {axes = array<i64: 1>} : tensor<2x16x4xf32> -> tensor<2x1x4xf32>
+  %1 = graph.sub %x, %0 : tensor<2x16x4xf32>, tensor<2x1x4xf32> -> tensor<2x16x4xf32>
+  %2 = graph.exp %1 : tensor<2x16x4xf32> -> tensor<2x16x4xf32>
+  %3 = graph.reduce_sum %2 {axes = array<i64: 1>} : tensor<2x16x4xf32> -> tensor<2x1x4xf32>
+  %4 = graph.div %2, %3 : tensor<2x16x4xf32>, tensor<2x1x4xf32> -> tensor<2x16x4xf32>
+  return %4 : tensor<2x16x4xf32>
+}
+
+// -----
+
+// Without the max shift; f16.
+// CHECK-LABEL: func.func @softmax_plain
+//  CHECK-NEXT:   %[[S:.*]] = graph.softmax %arg0 {axis = 1 : i64} : tensor<3x32xf16>
+//  CHECK-NEXT:   return %[[S]]
+func.func @softmax_plain(%x: tensor<3x32xf16>) -> tensor<3x32xf16> {
+  %0 = graph.exp %x : tensor<3x32xf16> -> tensor<3x32xf16>
+  %1 = graph.reduce_sum %0 {axes = array<i64: 1>} : tensor<3x32xf16> -> tensor<3x1xf16>
+  %2 = graph.div %0, %1 : tensor<3x32xf16>, tensor<3x1xf16> -> tensor<3x32xf16>
+  return %2 : tensor<3x32xf16>
+}
+
+// -----
+
+// Log-softmax, stable form.
+// CHECK-LABEL: func.func @log_softmax
+//  CHECK-NEXT:   %[[S:.*]] = graph.log_softmax %arg0 {axis = 1 : i64} : tensor<3x32xf32>
+//  CHECK-NEXT:   return %[[S]]
+func.func @log_softmax(%x: tensor<3x32xf32>) -> tensor<3x32xf32> {
+  %0 = graph.reduce_max %x {axes = array<i64: 1>} : tensor<3x32xf32> -> tensor<3x1xf32>
+  %1 = graph.sub %x, %0 : tensor<3x32xf32>, tensor<3x1xf32> -> tensor<3x32xf32>
+  %2 = graph.exp %1 : tensor<3x32xf32> -> tensor<3x32xf32>
+  %3 = graph.reduce_sum %2 {axes = array<i64: 1>} : tensor<3x32xf32> -> tensor<3x1xf32>
+  %4 = graph.log %3 : tensor<3x1xf32> -> tensor<3x1xf32>
+  %5 = graph.sub %1, %4 : tensor<3x32xf32>, tensor<3x1xf32> -> tensor<3x32xf32>
+  return %5 : tensor<3x32xf32>
+}
+
+// -----
+
+// A max over another axis than the sum's is not the softmax's shift: it
+// stays, and the softmax is of the shifted value.
+// CHECK-LABEL: func.func @other_axis_shift
+//       CHECK:   %[[D:.*]] = graph.sub %arg0
+//  CHECK-NEXT:   %[[S:.*]] = graph.softmax %[[D]] {axis = 1 : i64}
+//  CHECK-NEXT:   return %[[S]]
+func.func @other_axis_shift(%y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %3 = graph.reduce_max %y {axes = array<i64: 0>} : tensor<4x8xf32> -> tensor<1x8xf32>
+  %4 = graph.sub %y, %3 : tensor<4x8xf32>, tensor<1x8xf32> -> tensor<4x8xf32>
+  %5 = graph.exp %4 : tensor<4x8xf32> -> tensor<4x8xf32>
+  %6 = graph.reduce_sum %5 {axes = array<i64: 1>} : tensor<4x8xf32> -> tensor<4x1xf32>
+  %7 = graph.div %5, %6 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  return %7 : tensor<4x8xf32>
+}
+
+// -----
+
+// Not raised: exp(x) is also returned; the sum drops its axis.
+// CHECK-LABEL: func.func @not_softmax
+//   CHECK-NOT:   graph.softmax
+//       CHECK:   return
+func.func @not_softmax(%x: tensor<3x32xf32>, %z: tensor<4x8xf32>)
+    -> (tensor<3x32xf32>, tensor<3x32xf32>, tensor<4x8xf32>) {
+  %0 = graph.exp %x : tensor<3x32xf32> -> tensor<3x32xf32>
+  %1 = graph.reduce_sum %0 {axes = array<i64: 1>} : tensor<3x32xf32> -> tensor<3x1xf32>
+  %2 = graph.div %0, %1 : tensor<3x32xf32>, tensor<3x1xf32> -> tensor<3x32xf32>
+  %8 = graph.exp %z : tensor<4x8xf32> -> tensor<4x8xf32>
+  %9 = graph.reduce_sum %8 {axes = array<i64: 1>, keepdims = false} : tensor<4x8xf32> -> tensor<4xf32>
+  %10 = graph.reshape %9 : tensor<4xf32> -> tensor<4x1xf32>
+  %11 = graph.div %8, %10 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  return %2, %0, %11 : tensor<3x32xf32>, tensor<3x32xf32>, tensor<4x8xf32>
+}
