@@ -42,6 +42,22 @@ PY
     --outputs "$STAGE/engines/$base.fp16.ort.npz"
   cp "$src.inputs.npz" "$STAGE/engines/$base.fp16.inputs.npz"
 done
+# The fusion patterns (test/transforms/fusion_check.py: raised norms and
+# softmax, multi-output regions, epilogues, attention) as -O2 engines against
+# the evaluator's unfused -O1 result; half-precision ones at the fp16
+# tolerance.
+FC=$(mktemp -d)
+python3 "$ROOT/test/transforms/fusion_check.py" --kilnc "$BUILD/bin/kilnc" --work "$FC" > "$FC/log" 2>&1 ||
+  { cat "$FC/log"; exit 1; }
+for m in "$FC"/*.onnx; do
+  n=$(basename "${m%.onnx}")
+  half=$(python3 -c "import onnx,sys; m=onnx.load(sys.argv[1]); print(int(any(i.type.tensor_type.elem_type in (10, 16) for i in list(m.graph.input)+list(m.graph.output))))" "$m")
+  e="$STAGE/engines/fc-$n$([ "$half" = 1 ] && echo .fp16)"
+  "$BUILD/bin/kilnc" "$m" -O2 -o "$e.engine"
+  cp "$FC/$n.inputs.npz" "$e.inputs.npz"
+  cp "$FC/$n.O1.npz" "$e.ort.npz"
+done
+rm -rf "$FC"
 DATA=$(python3 -c "import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), 'backend/test/data/node'))")
 python3 "$ROOT/test/conformance/node_suite.py" --kilnc "$BUILD/bin/kilnc" --list 2>/dev/null |
   while read -r t _; do [ -d "$DATA/$t" ] && cp -r "$DATA/$t" "$STAGE/node/"; done

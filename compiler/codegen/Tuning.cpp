@@ -57,8 +57,11 @@ autotune::KernelSignature kernelSignature(const LaunchSpec &spec,
   sig.inputs = buffers(spec.inputs);
   sig.outputs = buffers(spec.outputs);
   const std::set<std::string> &keys = autotune::tuningKeys(spec.kind);
+  // `in_place` (kiln-plan-memory's aliasing, which only drops __restrict__)
+  // does not change what is measured: launches with and without it share
+  // one cache entry and one measurement.
   for (const auto &[key, value] : spec.config.all())
-    if (!keys.count(key))
+    if (!keys.count(key) && key != "in_place")
       sig.attrs.emplace(key, configValueText(value));
   return sig;
 }

@@ -109,7 +109,15 @@ public:
   LogicalResult launch(Location loc, StringRef kind, Config config,
                        ArrayRef<Value> ins, Value target,
                        StringRef nameHint = "") {
-    if (numElements(target.getType()) == 0)
+    return launch(loc, kind, std::move(config), ins, ArrayRef<Value>{target},
+                  nameHint);
+  }
+  /// The same with several outputs (multi-output fused kernels), all of one
+  /// element count.
+  LogicalResult launch(Location loc, StringRef kind, Config config,
+                       ArrayRef<Value> ins, ArrayRef<Value> targets,
+                       StringRef nameHint) {
+    if (numElements(targets.front().getType()) == 0)
       return success();
     codegen::LaunchSpec spec;
     spec.name = uniqueName(loc, nameHint.empty() ? kind : nameHint);
@@ -122,16 +130,18 @@ public:
                               << v.getType() << " to a kernel buffer";
       spec.inputs.push_back(*bs);
     }
-    FailureOr<codegen::BufferSpec> os = bufferSpecOf(target);
-    if (failed(os))
-      return emitError(loc) << "cannot lower a result of type "
-                            << target.getType() << " to a kernel buffer";
-    spec.outputs.push_back(*os);
+    for (Value target : targets) {
+      FailureOr<codegen::BufferSpec> os = bufferSpecOf(target);
+      if (failed(os))
+        return emitError(loc) << "cannot lower a result of type "
+                              << target.getType() << " to a kernel buffer";
+      spec.outputs.push_back(*os);
+    }
     std::string error;
     if (!codegen::configureLaunch(spec, error, targetOptions))
       return emitError(loc) << "cannot lower to a kernel: " << error;
     kern::LaunchOp::create(
-        b, loc, b.getStringAttr(spec.name), ValueRange(ins), ValueRange{target},
+        b, loc, b.getStringAttr(spec.name), ValueRange(ins), ValueRange(targets),
         b.getStringAttr(spec.kind), configToAttr(b.getContext(), spec.config),
         b.getDenseI64ArrayAttr({spec.grid[0], spec.grid[1], spec.grid[2]}),
         b.getDenseI64ArrayAttr({spec.block[0], spec.block[1], spec.block[2]}),
@@ -353,6 +363,37 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
     if (failed(addStep(std::move(st), op.getResult(0))))
       return failure();
   }
+  if (!mm && f.getNumResults() > 1) {
+    // Several results: `outputs` names the step each stores (a yielded
+    // region input gets a copy step).
+    std::vector<int64_t> outputs;
+    SmallVector<Value> targets;
+    for (Value yielded : f.getYield().getValues()) {
+      codegen::FusedStep::Arg y = ref.lookup(yielded);
+      if (y.input) {
+        codegen::FusedStep copy;
+        copy.op = "copy";
+        copy.args.push_back(y);
+        if (failed(addStep(std::move(copy), yielded)))
+          return failure();
+        y = ref.lookup(yielded);
+      }
+      outputs.push_back(y.index);
+    }
+    for (Value r : f.getResults()) {
+      Value out = kern::AllocOp::create(b, f.getLoc(), memrefOf(r.getType()),
+                                        IntegerAttr());
+      map(r, out);
+      targets.push_back(out);
+    }
+    SmallVector<Value> ins;
+    for (Value v : elementwiseInputs)
+      ins.push_back(lookup(v));
+    Config c = cfg({{"program", str(codegen::printFusedProgram(steps))}});
+    c.set("outputs", codegen::ConfigValue::ofInts(outputs));
+    return launch(f.getLoc(), "fused_elementwise", std::move(c), ins, targets,
+                  "fusion");
+  }
   // The stored value is the last step; a yield of anything else is copied.
   Value yielded = f.getYield().getValues()[0];
   codegen::FusedStep::Arg y = ref.lookup(yielded);
@@ -407,7 +448,8 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
 }
 
 LogicalResult FunctionLowering::lowerOp(Operation *op) {
-  if (op->getNumResults() != 1 ||
+  if ((op->getNumResults() != 1 && !isa<graph::FusionOp>(op)) ||
+      op->getNumResults() == 0 ||
       !isa<RankedTensorType>(op->getResult(0).getType()))
     return op->emitError() << "cannot lower '" << op->getName()
                            << "' to kernels";

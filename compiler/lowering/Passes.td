@@ -71,15 +71,26 @@ def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     `alignment`-aligned offset that fits between the ranges of conflicting
     buffers already placed), which is deterministic and packs well. Allocations
     no launch touches are erased.
+
+    In place: the output of an `elementwise` or `fused_elementwise` launch
+    takes the bytes of an input that dies at that launch when both are whole
+    allocations of one shape and element size (each element is read at the
+    output's own index before it is written). The launch's config records
+    `in_place = array<i64: input, output, ...>`; codegen then drops
+    `__restrict__` from those parameters.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", /*default=*/"256",
            "Byte alignment of every buffer offset and of the arena size">,
+    Option<"inPlace", "in-place", "bool", /*default=*/"true",
+           "Let elementwise outputs reuse a dying input's bytes">,
   ];
   let statistics = [
     Statistic<"arenaBytes", "arena-bytes", "Bytes of the planned arena">,
     Statistic<"allocatedBytes", "allocated-bytes",
               "Sum of all activation buffer sizes (the arena without reuse)">,
+    Statistic<"inPlaceBuffers", "in-place-buffers",
+              "Elementwise outputs written over a dying input">,
   ];
 }
 

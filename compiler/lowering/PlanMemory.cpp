@@ -28,6 +28,9 @@ struct Buffer {
   int64_t size = 0;
   int64_t first = -1, last = -1; // launch positions, inclusive
   int64_t offset = 0;
+  // The buffer whose bytes this one reuses in place (an elementwise launch
+  // writes it over an input that dies there), or -1: the one placed.
+  int64_t host = -1;
   bool overlaps(const Buffer &o) const {
     return first <= o.last && o.first <= last;
   }
@@ -47,6 +50,76 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
     for (func::FuncOp fn : getOperation().getOps<func::FuncOp>())
       if (!fn.isExternal())
         planFunction(fn);
+  }
+
+  /// Elementwise launches (`elementwise`, `fused_elementwise`) read each
+  /// input of the output's shape at the output's own index, every thread
+  /// loading its elements before it stores them: such an output may take the
+  /// bytes of an input that dies at that launch (its last use), when both are
+  /// whole allocations of one size and element size and no other operand of
+  /// the launch names the input. The output then shares the input's slot
+  /// (its `host`, whose lifetime grows to cover it) and the launch's config
+  /// gets `in_place = [input, output, ...]`, so codegen drops `__restrict__`
+  /// from those parameters.
+  void planInPlace(func::FuncOp fn, std::vector<Buffer> &buffers,
+                   const DenseMap<Operation *, size_t> &index) {
+    auto hostOf = [&](int64_t i) {
+      while (buffers[i].host >= 0)
+        i = buffers[i].host;
+      return i;
+    };
+    // The buffer index of a whole, unoffset view of an allocation, or -1.
+    auto wholeAlloc = [&](Value v) -> int64_t {
+      BufferRoot r = resolveBuffer(v);
+      auto a = r.root.getDefiningOp<kern::AllocOp>();
+      if (!a || r.offset != 0)
+        return -1;
+      int64_t i = index.lookup(a);
+      return kern::bufferByteSize(v.getType()) == buffers[i].size ? i : -1;
+    };
+    int64_t pos = 0;
+    fn.walk([&](kern::LaunchOp launch) {
+      const int64_t here = pos++;
+      if (launch.getKind() != "elementwise" &&
+          launch.getKind() != "fused_elementwise")
+        return;
+      SmallVector<int64_t> pairs;
+      SmallVector<bool> taken(launch.getInputs().size(), false);
+      for (auto [j, out] : llvm::enumerate(launch.getOutputs())) {
+        int64_t o = wholeAlloc(out);
+        if (o < 0 || buffers[o].first != here || buffers[o].host >= 0)
+          continue;
+        auto outType = cast<MemRefType>(out.getType());
+        for (auto [k, in] : llvm::enumerate(launch.getInputs())) {
+          int64_t i = wholeAlloc(in);
+          auto inType = cast<MemRefType>(in.getType());
+          if (taken[k] || i < 0 || i == o || buffers[hostOf(i)].last != here ||
+              buffers[i].size != buffers[o].size ||
+              inType.getShape() != outType.getShape() ||
+              kern::bufferByteSize(inType) * outType.getNumElements() !=
+                  kern::bufferByteSize(outType) * inType.getNumElements())
+            continue;
+          // No other operand may reach the input's bytes.
+          int64_t named = 0;
+          for (Value v : launch->getOperands())
+            named += resolveBuffer(v).root == buffers[i].alloc.getResult();
+          if (named != 1)
+            continue;
+          int64_t h = hostOf(i);
+          buffers[o].host = h;
+          buffers[h].last = std::max(buffers[h].last, buffers[o].last);
+          taken[k] = true;
+          pairs.append({static_cast<int64_t>(k), static_cast<int64_t>(j)});
+          ++inPlaceBuffers;
+          break;
+        }
+      }
+      if (pairs.empty())
+        return;
+      NamedAttrList config(launch.getConfig());
+      config.set("in_place", DenseI64ArrayAttr::get(fn.getContext(), pairs));
+      launch.setConfigAttr(config.getDictionary(fn.getContext()));
+    });
   }
 
   void planFunction(func::FuncOp fn) {
@@ -82,8 +155,13 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       ++pos;
     });
 
+    if (inPlace)
+      planInPlace(fn, buffers, index);
+
     std::vector<Buffer *> order;
     for (Buffer &b : buffers) {
+      if (b.host >= 0)
+        continue; // Placed with its host.
       if (b.first < 0) {
         // No launch touches it (every use was dropped, e.g. empty tensors).
         if (b.alloc->use_empty() || b.size == 0) {
@@ -120,7 +198,12 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       b->offset = offset;
       placed.push_back(b);
       arena = std::max(arena, offset + b->size);
-      total += alignUp(b->size, alignment);
+    }
+    for (Buffer &b : buffers) {
+      if (b.host >= 0)
+        b.offset = buffers[b.host].offset;
+      if (b.first != -2)
+        total += alignUp(b.size, alignment);
     }
     OpBuilder builder(fn.getContext());
     for (Buffer &b : buffers) {

@@ -12,6 +12,13 @@
 // never depend on itself through an op outside it (the root is its last op
 // and every path out of the group leaves through the root).
 //
+// Multi-output: an op whose users lie in several groups (or in one group and
+// outside any) may instead merge those groups and join them; a member whose
+// value is still needed outside becomes one more result of the region. The
+// region then sits where its last result is computed, so every outside user
+// of every result must come after that point (which also keeps the region's
+// inputs, all computed before it, from depending on its results).
+//
 // Every decision is a method of FusionCostModel below.
 //
 //===----------------------------------------------------------------------===//
@@ -130,6 +137,23 @@ struct FusionCostModel {
     return allFusible(gemm);
   }
 
+  /// Elementwise regions with several results (`multiOutput`): `op`,
+  /// whose users are in `groups` regions (and maybe outside any), may merge
+  /// them and join when every result is of one shape, `shape`: one index
+  /// space for the kernel, each thread computing each shared value once.
+  /// `op` itself becomes a result when it has users outside (`external`), so
+  /// it must then have that shape too; otherwise it may be broadcast into it
+  /// like any member.
+  bool mayShareKernel(Operation *op, size_t groups, bool external,
+                      ArrayRef<int64_t> shape) const {
+    if (!multiOutput || (groups < 2 && !external))
+      return false;
+    ArrayRef<int64_t> own =
+        cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+    return !external || own == shape;
+  }
+  bool multiOutput = true;
+
   /// A group pays off as a region when it saves at least one launch.
   bool worthARegion(size_t members) const { return members >= 2; }
 };
@@ -150,7 +174,7 @@ public:
         int group = commonUserGroup(op);
         // The region's result is the product's type: the epilogue maps each
         // product element to one result element of the same dtype.
-        if (group >= 0 && !groups[group].matmul &&
+        if (group >= 0 && !groups[group].matmul && !groups[group].merged &&
             op->getResult(0).getType() == groups[group].root->getResult(0).getType()) {
           groupOf[op] = group;
           groups[group].members.insert(op);
@@ -170,6 +194,8 @@ public:
         groups[group].members.insert(op);
         continue;
       }
+      if (group < 0 && joinSeveral(op))
+        continue;
       groupOf[op] = static_cast<int>(groups.size());
       groups.push_back({op, {}, nullptr});
       groups.back().members.insert(op);
@@ -181,7 +207,7 @@ public:
         grp.matmul = nullptr;
       }
     for (Group &grp : groups)
-      if (model.worthARegion(grp.members.size())) {
+      if (!grp.dead && model.worthARegion(grp.members.size())) {
         outline(grp);
         ++made;
       }
@@ -193,7 +219,78 @@ private:
     Operation *root;
     llvm::SetVector<Operation *> members; // insertion order: root first
     Operation *matmul;                    // the epilogue's producer, if any
+    bool merged = false; // several results (joinSeveral): no epilogue
+    bool dead = false;   // merged into another group
   };
+
+  /// Members of `members` with a user outside them: the region's results.
+  static SmallVector<Operation *>
+  resultsOf(const llvm::SetVector<Operation *> &members) {
+    SmallVector<Operation *> out;
+    for (Operation *m : members)
+      if (llvm::any_of(m->getUsers(),
+                       [&](Operation *u) { return !members.contains(u); }))
+        out.push_back(m);
+    return out;
+  }
+
+  /// Multi-output: `op`'s users span several elementwise groups, or one and
+  /// ops outside any. Merges those groups and adds `op` when the cost model
+  /// agrees and the merged region can sit at its last result (every outside
+  /// user of every result after it).
+  bool joinSeveral(Operation *op) {
+    SmallVector<int> targets;
+    bool external = false;
+    for (Operation *user : op->getUsers()) {
+      auto it = groupOf.find(user);
+      if (it == groupOf.end()) {
+        external = true;
+        continue;
+      }
+      if (!llvm::is_contained(targets, it->second))
+        targets.push_back(it->second);
+    }
+    if (targets.empty())
+      return false;
+    for (int t : targets)
+      if (groups[t].matmul)
+        return false;
+    ArrayRef<int64_t> shape =
+        cast<RankedTensorType>(groups[targets[0]].root->getResult(0).getType())
+            .getShape();
+    llvm::SetVector<Operation *> members;
+    for (int t : targets)
+      members.insert(groups[t].members.begin(), groups[t].members.end());
+    members.insert(op);
+    SmallVector<Operation *> results = resultsOf(members);
+    for (Operation *r : results)
+      if (cast<RankedTensorType>(r->getResult(0).getType()).getShape() != shape)
+        return false;
+    if (!model.mayShareKernel(op, targets.size(), external, shape) ||
+        !model.canJoin(op, groups[targets[0]].root))
+      return false;
+    Operation *last = results.front();
+    for (Operation *r : results)
+      if (last->isBeforeInBlock(r))
+        last = r;
+    for (Operation *r : results)
+      for (Operation *u : r->getUsers())
+        if (!members.contains(u) && (u->getBlock() != last->getBlock() ||
+                                     !last->isBeforeInBlock(u)))
+          return false;
+    Group &into = groups[targets[0]];
+    for (int t : ArrayRef<int>(targets).drop_front()) {
+      for (Operation *m : groups[t].members)
+        groupOf[m] = targets[0];
+      groups[t].members.clear();
+      groups[t].dead = true;
+    }
+    into.members = std::move(members);
+    into.root = last;
+    into.merged = true;
+    groupOf[op] = targets[0];
+    return true;
+  }
 
   /// The group every user of `op` belongs to, or -1.
   int commonUserGroup(Operation *op) {
@@ -236,10 +333,19 @@ private:
     SmallVector<Location> locs;
     for (Operation *op : members)
       locs.push_back(op->getLoc());
-    Operation *root = grp.root;
+    // The results in program order; the last is computed last (a member
+    // that is not a result has all its users after it, inside the group).
+    SmallVector<Operation *> results = resultsOf(grp.members);
+    llvm::sort(results, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    SmallVector<Type> types;
+    for (Operation *r : results)
+      types.push_back(r->getResult(0).getType());
+    Operation *root = results.back();
     OpBuilder b(root);
     auto fusion = g::FusionOp::create(
-        b, FusedLoc::get(fn.getContext(), locs), root->getResultTypes(),
+        b, FusedLoc::get(fn.getContext(), locs), types,
         b.getStringAttr(grp.matmul ? "matmul" : "elementwise"),
         inputs.getArrayRef());
     Block *block = new Block();
@@ -250,9 +356,12 @@ private:
     OpBuilder inner = OpBuilder::atBlockEnd(block);
     for (Operation *op : members)
       inner.clone(*op, map);
-    g::YieldOp::create(inner, root->getLoc(),
-                       ValueRange{map.lookup(root->getResult(0))});
-    root->getResult(0).replaceAllUsesWith(fusion.getResult(0));
+    SmallVector<Value> yielded;
+    for (Operation *r : results)
+      yielded.push_back(map.lookup(r->getResult(0)));
+    g::YieldOp::create(inner, root->getLoc(), yielded);
+    for (auto [i, r] : llvm::enumerate(results))
+      r->getResult(0).replaceAllUsesWith(fusion.getResult(i));
     for (Operation *op : llvm::reverse(members))
       op->erase();
   }
@@ -316,6 +425,7 @@ struct FusePass : kiln::impl::FusePassBase<FusePass> {
     FusionCostModel model;
     model.maxExpensiveRecompute = maxExpensiveRecompute;
     model.epilogues = epilogues;
+    model.multiOutput = multiOutput;
     for (func::FuncOp fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
         continue;

@@ -79,8 +79,17 @@ def FusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     transposed or constant) whose users are elementwise first becomes MatMul
     + Add so it can: the product is then rounded before the bias is added
     (at most one ulp from Gemm's single rounding; checked at a tolerance).
+
+    With `multi-output`, an op whose users lie in several elementwise regions
+    (or in one and outside) merges them and joins: one kernel with a result
+    per value still needed outside, all of one shape, the shared values
+    computed once. The region sits at its last result, so every outside user
+    of a result must come after it.
   }];
   let options = [
+    Option<"multiOutput", "multi-output", "bool", /*default=*/"true",
+           "Merge regions that share a producer into one kernel with several "
+           "results">,
     Option<"epilogues", "epilogues", "bool", /*default=*/"true",
            "Also fuse a linear layer's matmul with the elementwise ops after it "
            "(a \"matmul\" region: the product's epilogue)">,

@@ -832,11 +832,18 @@ LogicalResult FusionOp::verify() {
                          << " but its results are " << getResultTypes();
   if (getKind() != "elementwise" && getKind() != "matmul")
     return emitOpError() << "has unknown kind '" << getKind() << "'";
-  if (getNumResults() != 1)
-    return emitOpError() << "of kind '" << getKind()
-                         << "' must have one result";
+  if (getNumResults() < 1 || (getKind() == "matmul" && getNumResults() != 1))
+    return emitOpError() << "of kind '" << getKind() << "' must have "
+                         << (getKind() == "matmul" ? "one result"
+                                                   : "at least one result");
+  // Several results (multi-output elementwise regions) share one index
+  // space: one shape.
   ArrayRef<int64_t> shape =
       cast<RankedTensorType>(getResult(0).getType()).getShape();
+  for (Type t : getResultTypes())
+    if (cast<RankedTensorType>(t).getShape() != shape)
+      return emitOpError() << "results must all have one shape, got " << t
+                           << " besides " << getResult(0).getType();
   unsigned matmuls = 0;
   for (Operation &op : body.without_terminator()) {
     if (auto mm = dyn_cast<MatMulOp>(op); mm && getKind() == "matmul") {

@@ -631,6 +631,8 @@ def Graph_FusionOp : Graph_Op<"fusion", [IsolatedFromAbove, Pure,
     reading every input once per output element); `matmul` (one
     `graph.matmul` of region inputs, rows times a 2-D matrix, followed by
     such elementwise ops on its result: the product's epilogue, one kernel).
+    An elementwise region may have several results, all of one shape (each
+    a value also needed outside the region): one kernel writing each.
 
     ```mlir
     %r = graph.fusion "elementwise" (%x, %b) : (tensor<4x8xf16>, tensor<8xf16>) -> tensor<4x8xf16> {

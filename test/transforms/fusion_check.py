@@ -151,7 +151,21 @@ def patterns():
     yield "two_outputs_shared_value", model(
         [N("Exp", ["x"], ["e"]), N("Neg", ["e"], ["n"]), N("Abs", ["n"], ["a"]),
          N("Tanh", ["e"], ["t"]), N("Relu", ["t"], ["r"])],
-        [vi("x", F32, [5, 7])], [vi("a", F32, [5, 7]), vi("r", F32, [5, 7])]), 2
+        [vi("x", F32, [5, 7])], [vi("a", F32, [5, 7]), vi("r", F32, [5, 7])]), 1
+    # Multi-output: a value returned and used by a chain that is returned
+    # too (one region, both results); a shared value whose second user (a
+    # reduction) comes before the chain's end and feeds it stays outside
+    # (the region would depend on its own result): the exp stays a kernel of
+    # its own and only the chain after the reduction is a region.
+    yield "multi_output_value_also_returned", model(
+        [N("Mul", ["x", "two"], ["y"]), N("Sigmoid", ["y"], ["s"]), N("Mul", ["y", "s"], ["z"])],
+        [vi("x", F16, [9, 40])], [vi("y", F16, [9, 40]), vi("z", F16, [9, 40])],
+        [const("two", np.float16(2.0))]), 1
+    yield "multi_output_blocked_by_order", model(
+        [N("Exp", ["x"], ["e"]), N("ReduceSum", ["e", "ax"], ["s"]), N("Mul", ["e", "s"], ["m"]),
+         N("Neg", ["m"], ["out"])],
+        [vi("x", F32, [6, 10])], [vi("out", F32, [6, 10])],
+        [const("ax", np.array([1], dtype=np.int64))]), 1
     yield "expand_then_math_i64", model(
         [N("Expand", ["x", "shape"], ["ex"]), N("Add", ["ex", "y"], ["s"]), N("Mul", ["s", "s"], ["out"])],
         [vi("x", TensorProto.INT64, [1, 8]), vi("y", TensorProto.INT64, [6, 8])],

@@ -197,15 +197,21 @@ bool elementwiseExpr(const LaunchSpec &s, const std::vector<std::string> &x,
 /// vector loads are in flight per thread. `unroll` follows from the geometry
 /// (Heuristics.cpp sizes the grid for it): ceil(items / threads), at most
 /// kMaxUnroll; any grid is still correct.
-template <class ValueFn>
-void emitIndexMap(std::ostringstream &os, const LaunchSpec &s,
-                  const IndexSpace &space, int64_t vec,
-                  const std::string &entry, ValueFn valueOf,
-                  bool coords = false) {
+/// What an item stores: statements computing the values (`prelude`, may be
+/// empty), then one expression per output.
+struct Stored {
+  std::string prelude;
+  std::vector<std::string> values;
+};
+
+template <class StoredFn>
+void emitIndexMapStored(std::ostringstream &os, const LaunchSpec &s,
+                        const IndexSpace &space, int64_t vec,
+                        const std::string &entry, StoredFn storedOf,
+                        bool coords = false) {
   constexpr int64_t kMaxUnroll = 4;
   IndexType it = indexTypeFor(s);
   const size_t rank = space.shape.size();
-  const std::string outT = T(s.outputs[0].dtype);
   const int64_t items = space.numElements() / vec;
   const int64_t block = s.block[0];
   const int64_t threads = std::max<int64_t>(1, s.grid[0] * block);
@@ -266,15 +272,39 @@ void emitIndexMap(std::ostringstream &os, const LaunchSpec &s,
     x.push_back(vector[k] ? "v" + std::to_string(k) + "[u][e]"
                           : "s" + std::to_string(k) + "[u]");
   if (vec == 1) {
-    os << "        out0[o] = " << valueOf(x, col) << ";\n";
+    Stored st = storedOf(x, col);
+    os << st.prelude;
+    for (size_t k = 0; k < st.values.size(); ++k)
+      os << "        out" << k << "[o] = " << st.values[k] << ";\n";
   } else {
-    os << "        kiln::Vec<" << outT << ", " << vec << "> r;\n";
+    Stored st = storedOf(x, "(" + col + " + e)");
+    for (size_t k = 0; k < st.values.size(); ++k)
+      os << "        kiln::Vec<" << T(s.outputs[k].dtype) << ", " << vec
+         << "> r" << k << ";\n";
     os << "#pragma unroll\n";
-    os << "        for (int e = 0; e < " << vec << "; ++e)\n";
-    os << "          r[e] = " << valueOf(x, "(" + col + " + e)") << ";\n";
-    os << "        kiln::store_vec<" << vec << ">(out0 + o, r);\n";
+    os << "        for (int e = 0; e < " << vec << "; ++e) {\n" << st.prelude;
+    for (size_t k = 0; k < st.values.size(); ++k)
+      os << "          r" << k << "[e] = " << st.values[k] << ";\n";
+    os << "        }\n";
+    for (size_t k = 0; k < st.values.size(); ++k)
+      os << "        kiln::store_vec<" << vec << ">(out" << k << " + o, r" << k
+         << ");\n";
   }
   os << "      }\n    }\n  }\n}\n";
+}
+
+/// One output: `valueOf(x, col)` is the stored expression.
+template <class ValueFn>
+void emitIndexMap(std::ostringstream &os, const LaunchSpec &s,
+                  const IndexSpace &space, int64_t vec,
+                  const std::string &entry, ValueFn valueOf,
+                  bool coords = false) {
+  emitIndexMapStored(
+      os, s, space, vec, entry,
+      [&](const std::vector<std::string> &x, const std::string &col) {
+        return Stored{"", {valueOf(x, col)}};
+      },
+      coords);
 }
 
 } // namespace
@@ -417,6 +447,25 @@ bool emitElementwiseFamily(const LaunchSpec &s, KernelSource &out,
     if (!fusedProgramStatements(steps, std::vector<std::string>(xt.size(), "x"),
                                 xt, "", code, why))
       return emitError(s, error, why);
+    if (s.config.has("outputs")) {
+      // Several outputs: the program's statements once per element, then
+      // each output's step (configureLaunch checked indices and dtypes).
+      std::vector<int64_t> outs = s.config.getInts("outputs");
+      emitIndexMapStored(
+          os, s, space, vec, entry,
+          [&](const std::vector<std::string> &x, const std::string &) {
+            Stored st;
+            std::string w;
+            fusedProgramStatements(steps, x, xt, "          ", st.prelude, w);
+            st.prelude += "\n";
+            for (int64_t k : outs)
+              st.values.push_back("t" + std::to_string(k));
+            return st;
+          });
+      out.entry = entry;
+      out.source = os.str();
+      return true;
+    }
     if (steps.back().dtype != s.outputs[0].dtype)
       return emitError(s, error, "the program's last step is not of the "
                                  "output's dtype");

@@ -118,13 +118,25 @@ std::string offsetExpr(IndexType it, const StridedAccess &a,
 }
 
 std::string kernelParams(const LaunchSpec &spec) {
+  // kiln-plan-memory's `in_place` pairs (input, output) share bytes: those
+  // parameters may alias, so they are not __restrict__.
+  std::vector<bool> inAliased(spec.inputs.size()),
+      outAliased(spec.outputs.size());
+  std::vector<int64_t> pairs = spec.config.getInts("in_place");
+  for (size_t p = 0; p + 1 < pairs.size(); p += 2) {
+    if (pairs[p] >= 0 && size_t(pairs[p]) < inAliased.size())
+      inAliased[pairs[p]] = true;
+    if (pairs[p + 1] >= 0 && size_t(pairs[p + 1]) < outAliased.size())
+      outAliased[pairs[p + 1]] = true;
+  }
+  auto qual = [](bool aliased) { return aliased ? " *" : " *__restrict__ "; };
   std::string s;
   for (size_t i = 0; i < spec.inputs.size(); ++i)
     s += std::string("const ") + cudaTypeName(spec.inputs[i].dtype) +
-         " *__restrict__ in" + std::to_string(i) + ", ";
+         qual(inAliased[i]) + "in" + std::to_string(i) + ", ";
   for (size_t i = 0; i < spec.outputs.size(); ++i)
     s += std::string(cudaTypeName(spec.outputs[i].dtype)) +
-         " *__restrict__ out" + std::to_string(i) +
+         qual(outAliased[i]) + "out" + std::to_string(i) +
          (i + 1 < spec.outputs.size() ? ", " : "");
   return s;
 }

@@ -165,7 +165,7 @@ void setGridStride(LaunchSpec &s, int64_t items, int64_t block = 256) {
 void setElementwiseGrid(LaunchSpec &s, const IndexSpace &space, int64_t items) {
   constexpr int64_t kBlock = 256, kLoads = 4, kMaxBlocks = int64_t(1) << 20;
   int64_t streamed = 0;
-  for (size_t k = 0; k + 1 < space.accesses.size(); ++k)
+  for (size_t k = 0; k < s.inputs.size(); ++k)
     streamed += space.accesses[k].strides.back() != 0;
   const int64_t unroll = std::clamp<int64_t>(
       ceilDiv(kLoads, std::max<int64_t>(1, streamed)), 1, 4);
@@ -416,7 +416,8 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     error = "launch @" + s.name + " (" + s.kind + "): " + msg;
     return false;
   };
-  if (s.outputs.size() != 1)
+  if (s.outputs.size() != 1 &&
+      !(s.kind == "fused_elementwise" && s.config.has("outputs")))
     return fail("expects exactly one output buffer");
   if (s.kind == "attention")
     return configureAttention(s, error);
@@ -467,6 +468,23 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       if (arity == 0 || st.args.size() != arity)
         return fail("step '" + st.op + "' is not an elementwise op of " +
                     std::to_string(st.args.size()) + " operands");
+    }
+    // Several outputs: `outputs` names the step each stores, all of one
+    // shape (one index space).
+    if (c.has("outputs")) {
+      std::vector<int64_t> outs = c.getInts("outputs");
+      if (outs.size() != s.outputs.size())
+        return fail("outputs names " + std::to_string(outs.size()) +
+                    " steps for " + std::to_string(s.outputs.size()) +
+                    " output buffers");
+      for (size_t k = 0; k < outs.size(); ++k) {
+        if (outs[k] < 0 || outs[k] >= static_cast<int64_t>(steps.size()) ||
+            steps[outs[k]].dtype != s.outputs[k].dtype)
+          return fail("output " + std::to_string(k) + " is not a step of " +
+                      "its dtype");
+        if (s.outputs[k].shape != out.shape)
+          return fail("the outputs must all have one shape");
+      }
     }
     return broadcastLaunch();
   }

@@ -27,7 +27,9 @@ IndexSpace broadcastSpace(const LaunchSpec &spec) {
     a.strides = st;
     s.accesses.push_back(a);
   }
-  s.accesses.push_back(contiguousAccess(out));
+  // Every output (fused kernels may have several, of one shape).
+  for (const BufferSpec &o : spec.outputs)
+    s.accesses.push_back(contiguousAccess(o));
   return s;
 }
 

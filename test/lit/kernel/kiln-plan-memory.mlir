@@ -1,5 +1,5 @@
-// RUN: kiln-opt %s -kiln-plan-memory -split-input-file | FileCheck %s
-// RUN: kiln-opt %s -kiln-plan-memory=alignment=1024 -split-input-file | FileCheck %s --check-prefix=ALIGN
+// RUN: kiln-opt %s -kiln-plan-memory=in-place=false -split-input-file | FileCheck %s
+// RUN: kiln-opt %s -kiln-plan-memory="alignment=1024 in-place=false" -split-input-file | FileCheck %s --check-prefix=ALIGN
 
 // A chain a -> b -> c -> d: b may reuse a's bytes only once a is dead, so
 // a and c share offset 0 and b and d share the second slot. 4096-byte

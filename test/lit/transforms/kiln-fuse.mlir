@@ -1,6 +1,7 @@
 // RUN: kiln-opt %s --kiln-fuse --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-fuse --split-input-file | kiln-opt --split-input-file | FileCheck %s --check-prefix=ROUNDTRIP
 // RUN: kiln-opt %s --kiln-fuse=epilogues=false --split-input-file | FileCheck %s --check-prefix=NOEPI
+// RUN: kiln-opt %s --kiln-fuse=multi-output=false --split-input-file | FileCheck %s --check-prefix=SINGLE
 // NOEPI-NOT: graph.fusion "matmul"
 
 // A chain becomes one region; the value x feeds two members.
@@ -24,14 +25,23 @@ func.func @silu_chain(%x: tensor<4x8xf16>, %y: tensor<4x8xf16>) -> tensor<4x8xf1
 
 // -----
 
-// A value with a user outside (here the function's return) ends a region:
-// %0 is stored once and read by the region of %1..%2.
+// A value with a user outside (here the function's return) becomes a
+// second result of the region that uses it (multi-output): one kernel
+// stores %0 and %2. Without multi-output it ends a region: %0 is stored
+// once and read by the region of %1..%2.
 // CHECK-LABEL: func.func @used_outside
-//  CHECK-NEXT:   %[[E:.*]] = graph.exp %arg0
-//  CHECK-NEXT:   %[[F:.*]] = graph.fusion "elementwise"(%[[E]])
-//       CHECK:     graph.neg
-//       CHECK:     graph.abs
-//       CHECK:   return %[[E]], %[[F]]
+//  CHECK-NEXT:   %[[F:.*]]:2 = graph.fusion "elementwise"(%arg0) : (tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>)
+//       CHECK:     %[[E:.*]] = graph.exp
+//       CHECK:     %[[N:.*]] = graph.neg %[[E]]
+//       CHECK:     %[[A:.*]] = graph.abs %[[N]]
+//       CHECK:     graph.yield %[[E]], %[[A]]
+//       CHECK:   return %[[F]]#0, %[[F]]#1
+// SINGLE-LABEL: func.func @used_outside
+//  SINGLE-NEXT:   %[[E:.*]] = graph.exp %arg0
+//  SINGLE-NEXT:   %[[F:.*]] = graph.fusion "elementwise"(%[[E]])
+//       SINGLE:     graph.neg
+//       SINGLE:     graph.abs
+//       SINGLE:   return %[[E]], %[[F]]
 func.func @used_outside(%x: tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
   %0 = graph.exp %x : tensor<16xf32> -> tensor<16xf32>
   %1 = graph.neg %0 : tensor<16xf32> -> tensor<16xf32>
@@ -199,4 +209,35 @@ func.func @epilogue_result_type(%x: tensor<8x16xf16>, %w: tensor<16x32xf16>, %b:
   %4 = graph.add %3, %c : tensor<8x32xf16>, tensor<1x1x32xf16> -> tensor<1x8x32xf16>
   %5 = graph.relu %4 : tensor<1x8x32xf16> -> tensor<1x8x32xf16>
   return %2, %5 : tensor<8x32xf32>, tensor<1x8x32xf16>
+}
+
+// -----
+
+// Multi-output with the order against it: %0's other user (the reduction)
+// comes before the region's last result and feeds it, so the region would
+// depend on its own result: %0 stays a kernel of its own.
+// CHECK-LABEL: func.func @shared_before_end
+//  CHECK-NEXT:   %[[E:.*]] = graph.exp %arg0
+//  CHECK-NEXT:   %[[S:.*]] = graph.reduce_sum %[[E]]
+//  CHECK-NEXT:   graph.fusion "elementwise"(%[[E]], %[[S]])
+func.func @shared_before_end(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = graph.exp %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  %1 = graph.reduce_sum %0 {axes = array<i64: 1>} : tensor<4x8xf32> -> tensor<4x1xf32>
+  %2 = graph.mul %0, %1 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  %3 = graph.neg %2 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %3 : tensor<4x8xf32>
+}
+
+// -----
+
+// Results of different shapes do not share a kernel: %0 ([4, 1]) is also
+// returned, and the region's result is [4, 8].
+// CHECK-LABEL: func.func @shapes_differ
+//  CHECK-NEXT:   %[[E:.*]] = graph.exp %arg1
+//  CHECK-NEXT:   graph.fusion "elementwise"(%arg0, %[[E]])
+func.func @shapes_differ(%x: tensor<4x8xf32>, %b: tensor<4x1xf32>) -> (tensor<4x1xf32>, tensor<4x8xf32>) {
+  %0 = graph.exp %b : tensor<4x1xf32> -> tensor<4x1xf32>
+  %1 = graph.add %x, %0 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
+  %2 = graph.neg %1 : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0, %2 : tensor<4x1xf32>, tensor<4x8xf32>
 }
