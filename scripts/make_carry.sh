@@ -51,8 +51,8 @@ python3 "$ROOT/test/transforms/fusion_check.py" --kilnc "$BUILD/bin/kilnc" --wor
   { cat "$FC/log"; exit 1; }
 for m in "$FC"/*.onnx; do
   n=$(basename "${m%.onnx}")
-  half=$(python3 -c "import onnx,sys; m=onnx.load(sys.argv[1]); print(int(any(i.type.tensor_type.elem_type in (10, 16) for i in list(m.graph.input)+list(m.graph.output))))" "$m")
-  e="$STAGE/engines/fc-$n$([ "$half" = 1 ] && echo .fp16)"
+  suffix=$(python3 -c "import onnx,sys; m=onnx.load(sys.argv[1]); print('.fp16' if any(i.type.tensor_type.elem_type in (10, 16) for i in list(m.graph.input)+list(m.graph.output)) else '')" "$m")
+  e="$STAGE/engines/fc-$n$suffix"
   "$BUILD/bin/kilnc" "$m" -O2 -o "$e.engine"
   cp "$FC/$n.inputs.npz" "$e.inputs.npz"
   cp "$FC/$n.O1.npz" "$e.ort.npz"
