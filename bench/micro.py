@@ -4,7 +4,9 @@ PyTorch on the same GPU in one run.
 
   copy       device copy bandwidth: torch clone of --copy-gib GiB (the ceiling)
   gemm       MatMul at the zoo's shapes and 4096^3 / 8192^3, fp16 and bf16
-             (--gemm-dtypes), vs torch.matmul (cuBLAS); TFLOP/s
+             (--gemm-dtypes; also tf32: an f32 model through kilnc
+             --precision=tf32 vs torch.matmul with allow_tf32), vs
+             torch.matmul (cuBLAS); TFLOP/s
   gemm-gelu  MatMul + bias + erf-GELU (BERT's FFN1) as one Kiln kernel vs
              cuBLAS addmm plus PyTorch's GELU kernel
   attention  softmax(QK^T/sqrt(d) [+causal mask]) V vs scaled_dot_product_attention
@@ -94,7 +96,8 @@ def _onnx():
 
 def _dt(dtype):
     _, T, _ = _onnx()
-    return {"fp16": T.FLOAT16, "bf16": T.BFLOAT16, "fp32": T.FLOAT}[dtype]
+    # tf32: f32 tensors (the kernels round the matmul operands).
+    return {"fp16": T.FLOAT16, "bf16": T.BFLOAT16, "fp32": T.FLOAT, "tf32": T.FLOAT}[dtype]
 
 
 def _save(path, nodes, inputs, outputs, inits=(), opset=17):
@@ -211,8 +214,11 @@ def cases(only, gemm_dtypes=("fp16", "bf16")):
     if "gemm" in only:
         for dt in gemm_dtypes:
             for lab, m, k, n in GEMMS:
+                facts = dict(M=m, K=k, N=n, flops=2.0 * m * k * n)
+                if dt == "tf32":
+                    facts["kilnc"] = ("--precision=tf32",)
                 out.append(("gemm", lab, dt, lambda p, m=m, k=k, n=n, dt=dt: onnx_gemm(p, m, k, n, dt),
-                            dict(M=m, K=k, N=n, flops=2.0 * m * k * n)))
+                            facts))
     if "gemm-gelu" in only:
         for lab, m, k, n in GEMM_GELU:
             out.append(("gemm-gelu", lab, "fp16", lambda p, m=m, k=k, n=n: onnx_gemm_gelu(p, m, k, n, "fp16"),
@@ -284,7 +290,8 @@ def torch_fns(sec, facts, ins):
 
 def load_inputs_torch(path, dtype, extra=None):
     import torch
-    tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}[dtype]
+    tdt = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
+           "tf32": torch.float32}[dtype]
     out = {}
     for k, v in common.load_npz(path).items():
         out[k] = torch.from_numpy(np.ascontiguousarray(v)).to("cuda").to(tdt)
@@ -315,11 +322,12 @@ def main(argv=None):
                    help="kilnc --matmul-path values for the gemm section, comma-separated (auto, mma, "
                         "wgmma, simt, wgmma-async: wgmma's cp.async kernel): the first is side 'kiln', "
                         "each other one a side 'kiln-<path>'")
-    p.add_argument("--gemm-dtypes", default="fp16,bf16", help="dtypes of the gemm section (fp16, bf16)")
+    p.add_argument("--gemm-dtypes", default="fp16,bf16",
+                   help="dtypes of the gemm section (fp16, bf16, tf32: f32 operands on tensor cores)")
     a = p.parse_args(argv)
     gemm_dtypes = tuple(x for x in a.gemm_dtypes.split(",") if x)
-    if not gemm_dtypes or any(x not in ("fp16", "bf16") for x in gemm_dtypes):
-        p.error("--gemm-dtypes takes fp16 and/or bf16")
+    if not gemm_dtypes or any(x not in ("fp16", "bf16", "tf32") for x in gemm_dtypes):
+        p.error("--gemm-dtypes takes fp16, bf16 and/or tf32")
     gemm_paths = [x for x in a.gemm_paths.split(",") if x]
     if not gemm_paths or any(x not in PATH_FLAGS for x in gemm_paths):
         p.error("--gemm-paths takes " + ", ".join(PATH_FLAGS) + ", comma-separated")
@@ -337,6 +345,10 @@ def main(argv=None):
         return 0
 
     import torch
+    # tf32 gemms compare with cuBLAS's TF32 kernels (f32 matmuls elsewhere
+    # in this script are none: every other section is fp16/bf16).
+    if "tf32" in gemm_dtypes:
+        torch.backends.cuda.matmul.allow_tf32 = True
     os.makedirs(a.work, exist_ok=True)
     env = common.environment(a.bin)
     outdir = common.results_dir(env, a.results)
@@ -391,7 +403,8 @@ def main(argv=None):
                         s = (facts["B"], facts["H"], facts["S"], facts["D"])
                     else:
                         s = (ROWS, COLS)
-                    ins[nme] = torch.randn(s, device="cuda").to(torch.float16 if dt == "fp16" else torch.bfloat16)
+                    ins[nme] = torch.randn(s, device="cuda").to(
+                        {"fp16": torch.float16, "tf32": torch.float32}.get(dt, torch.bfloat16))
                 for kk, v in extra.items():
                     ins[kk] = torch.from_numpy(v).cuda().half()
             fns = torch_fns(sec, facts, ins)

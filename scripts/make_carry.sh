@@ -14,6 +14,21 @@ OPT=${KILN_OPT:--O2}
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
 mkdir -p "$STAGE/bin" "$STAGE/engines" "$STAGE/node" "$ROOT/.carry"
+# tf32_engine MODEL BASE INPUTS F32_REF [kilnc args]: the model compiled with
+# --precision=tf32 (-O2: epilogues; f32 attention stays batched matmuls, so
+# those take the tf32 kernel too) as BASE.tf32.engine, with the f32
+# reference outputs (onnxruntime's; the evaluator's for the MLP) as
+# BASE.tf32.ort.npz and the evaluator's tf32 outputs as BASE.tf32.eval.npz
+# (gpu_check.sh compares against both, at tolerances scaled by max |ref|).
+tf32_engine() {
+  local model=$1 base=$2 inputs=$3 ref=$4
+  shift 4
+  "$BUILD/bin/kilnc" "$model" -O2 --precision=tf32 "$@" -o "$STAGE/engines/$base.tf32.engine"
+  "$BUILD/bin/kiln-eval" "$model" -O2 --precision=tf32 "$@" --inputs "$inputs" \
+    --outputs "$STAGE/engines/$base.tf32.eval.npz"
+  cp "$inputs" "$STAGE/engines/$base.tf32.inputs.npz"
+  cp "$ref" "$STAGE/engines/$base.tf32.ort.npz"
+}
 for t in kilnc kiln-run kiln-eval kiln-inspect KilnRuntimeTest; do
   strip -o "$STAGE/bin/$t" "$BUILD/bin/$t"
 done
@@ -29,6 +44,7 @@ np.savez(sys.argv[1] + ".inputs.npz", x=x)
 PY
     "$BUILD/bin/kiln-eval" "$m" --inputs "$STAGE/engines/mlp.inputs.npz" --outputs "$STAGE/engines/mlp.ort.npz"
     "$BUILD/bin/kilnc" "$m" "$OPT" -o "$STAGE/engines/mlp.engine"
+    tf32_engine "$m" mlp "$STAGE/engines/mlp.inputs.npz" "$STAGE/engines/mlp.ort.npz"
     continue
   fi
   spec=$(python3 -c "import numpy as np,sys; z=np.load(sys.argv[1]); print(','.join(k+'='+'x'.join(map(str,z[k].shape)) for k in z.files))" "$src.inputs.npz")
@@ -41,6 +57,7 @@ PY
   "$BUILD/bin/kiln-eval" "$m" -O3 --precision=fp16 --input-shape "$spec" --inputs "$src.inputs.npz" \
     --outputs "$STAGE/engines/$base.fp16.ort.npz"
   cp "$src.inputs.npz" "$STAGE/engines/$base.fp16.inputs.npz"
+  tf32_engine "$m" "$base" "$src.inputs.npz" "$src.ort.npz" --input-shape "$spec"
 done
 # The fusion patterns (test/transforms/fusion_check.py: raised norms and
 # softmax, multi-output regions, epilogues, attention) as -O2 engines against

@@ -30,16 +30,19 @@
 //                scale[, bias]. Tuning: block_size (threads per row, as for
 //                softmax).
 //   batch_norm   epsilon; inputs x, scale, bias, mean, var.
-//   matmul       trans_a, trans_b, alpha, beta; inputs a, b[, c]; a and b of
-//                rank >= 2 with broadcasting batch axes, c broadcasting to the
-//                output. Tuning: path ("mma": f16/bf16 tensor cores, "simt"),
+//   matmul       trans_a, trans_b, alpha, beta, tf32 (f32 only, set by
+//                --precision=tf32, never by tuning or --set: A and B rounded
+//                to tf32, cvt.rna, on every path; sums in f32); inputs a,
+//                b[, c]; a and b of rank >= 2 with broadcasting batch axes, c
+//                broadcasting to the output. Tuning: path ("mma": f16/bf16
+//                tensor cores, m16n8k16, or f32 with tf32, m16n8k8; "simt"),
 //                tile_m, tile_n, tile_k, warps_m, warps_n, stages (mma: 2..8
-//                cp.async pipeline stages; 3 for 64x64 tiles, else 2), stage_out (mma:
-//                store the output tile through shared memory; off by default,
-//                not yet checked on a GPU), split_k (mma: 1, 2, 4, 8 blocks of
-//                a cluster share each output tile's K range). "wgmma"
-//                (sm_90, f16/bf16, 16-byte aligned rows): tile_m 64, 128,
-//                256, tile_n a multiple of 8 up to 256, tile_k 64,
+//                cp.async pipeline stages; 3 for 64x64 tiles, else 2),
+//                stage_out (mma: store the output tile through shared memory;
+//                off by default, not yet checked on a GPU), split_k (mma: 1, 2,
+//                4, 8 blocks of a cluster share each output tile's K range).
+//                "wgmma" (sm_90, f16/bf16, 16-byte aligned rows): tile_m 64,
+//                128, 256, tile_n a multiple of 8 up to 256, tile_k 64,
 //                warpgroups (1, 2: 128 threads each, tile_m / warpgroups
 //                rows of 64 or 128), stages (3..8, within 227 KiB), tma
 //                (batch 1: a producer warpgroup loads the stages with TMA
@@ -49,9 +52,9 @@
 //   attention    scale (the scores' factor), q_perm, k_perm, v_perm, out_perm,
 //                nan_to_zero, q_heads/k_heads/v_heads ([offset, count] of
 //                the canonical heads axis), q_per_kv (query heads per KV
-//                head) (graph.attention's); inputs q, k, v[, bias], f16/bf16, head
-//                dimensions multiples of 16 up to 128. Tuning: block_m (32,
-//                64, 128: query rows per block), block_n (32, 64: keys per
+//                head) (graph.attention's); inputs q, k, v[, bias], f16/bf16,
+//                head dimensions multiples of 16 up to 128. Tuning: block_m
+//                (32, 64, 128: query rows per block), block_n (32, 64: keys per
 //                step).
 //   conv         strides, pads, dilations, group; inputs x, w[, bias].
 //   pool         op: "max"|"average", kernel_shape, strides, pads, dilations,

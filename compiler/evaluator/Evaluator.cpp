@@ -1,5 +1,6 @@
 //===- Evaluator.cpp - CPU reference evaluator for graph ops --------------===//
 #include "compiler/evaluator/Evaluator.h"
+#include "compiler/evaluator/HalfBits.h"
 
 #include "dialects/graph/GraphOps.h"
 
@@ -780,8 +781,25 @@ void matmulImpl(const Tensor &a, const Tensor &b, Tensor &out,
   }
 }
 
-Tensor evalMatMul(const Tensor &a, const Tensor &b,
-                  ArrayRef<int64_t> outShape) {
+/// `t` (f32) with every element rounded to tf32 (graph.matmul's `tf32`).
+Tensor roundedToTF32(const Tensor &t) {
+  Tensor r = t;
+  for (double &v : r.floats())
+    v = roundToTF32(static_cast<float>(v));
+  return r;
+}
+
+/// With `tf32`, A and B (f32) are rounded to tf32 first; tf32 products are
+/// exact in f32, and their sum is computed in double and rounded once, as
+/// every float op here (the GPU's f32 sums differ only in order).
+Tensor evalMatMul(const Tensor &a0, const Tensor &b0,
+                  ArrayRef<int64_t> outShape, bool tf32 = false) {
+  std::optional<Tensor> ra, rb;
+  if (tf32) {
+    ra = roundedToTF32(a0);
+    rb = roundedToTF32(b0);
+  }
+  const Tensor &a = tf32 ? *ra : a0, &b = tf32 ? *rb : b0;
   SmallVector<int64_t> as(a.shape()), bs(b.shape());
   if (as.size() == 1)
     as.insert(as.begin(), 1);
@@ -821,8 +839,14 @@ std::vector<T> gemmProduct(const Tensor &a, const Tensor &b, bool transA,
   return c;
 }
 
-Tensor evalGemm(graph::GemmOp op, const Tensor &a, const Tensor &b,
+Tensor evalGemm(graph::GemmOp op, const Tensor &a0, const Tensor &b0,
                 const Tensor *c, ArrayRef<int64_t> outShape) {
+  std::optional<Tensor> ra, rb;
+  if (op.getTf32()) {
+    ra = roundedToTF32(a0);
+    rb = roundedToTF32(b0);
+  }
+  const Tensor &a = ra ? *ra : a0, &b = rb ? *rb : b0;
   bool ta = op.getTransA(), tb = op.getTransB();
   int64_t m = outShape[0], n = outShape[1];
   int64_t k = ta ? a.dim(0) : a.dim(1);
@@ -1282,8 +1306,8 @@ FailureOr<Tensor> evalGraphOp(Operation *op, ArrayRef<Tensor> in, DType outType,
       })
       .Case(
           [&](graph::BatchNormOp b) -> Result { return evalBatchNorm(b, in); })
-      .Case([&](graph::MatMulOp) -> Result {
-        return evalMatMul(in[0], in[1], outShape);
+      .Case([&](graph::MatMulOp m) -> Result {
+        return evalMatMul(in[0], in[1], outShape, m.getTf32());
       })
       .Case([&](graph::GemmOp g) -> Result {
         return evalGemm(g, in[0], in[1], in.size() > 2 ? &in[2] : nullptr,

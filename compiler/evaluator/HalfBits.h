@@ -3,6 +3,7 @@
 // IEEE binary16 and bfloat16 from and to binary32, round to nearest even;
 // NaNs stay quiet NaNs with their sign, overflow becomes infinity. Shared by
 // the evaluator and the CUDA emitters (which spell half literals as bits).
+// Also binary32 rounded to tf32 as the tensor cores' operands are.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_COMPILER_EVALUATOR_HALFBITS_H
@@ -67,6 +68,19 @@ inline uint16_t floatToBF16Bits(float f) {
 }
 
 inline float bf16BitsToFloat(uint16_t bits) { return detail::bitsFloat(uint32_t(bits) << 16); }
+
+/// `f` rounded to tf32 (8 exponent bits, 10 explicit mantissa bits) as
+/// PTX cvt.rna.tf32.f32 does: to nearest, ties away from zero (adding half
+/// an ulp to the magnitude, then truncating 13 bits; a carry out of the
+/// mantissa bumps the exponent, up to infinity). Infinities stay; NaNs stay
+/// NaN. The result is an f32 with the 13 low mantissa bits zero.
+inline float roundToTF32(float f) {
+  uint32_t x = detail::floatBits(f);
+  if ((x & 0x7fffffffu) >= 0x7f800000u) // Inf as is, NaN quieted.
+    return detail::bitsFloat(
+        (x & 0x7fffffffu) == 0x7f800000u ? x : x | 0x00400000u);
+  return detail::bitsFloat((x + 0x1000u) & 0xffffe000u);
+}
 
 } // namespace kiln::eval
 

@@ -195,6 +195,12 @@ ConfigValue boolean(bool v) { return ConfigValue::ofBool(v); }
 ConfigValue ints(ArrayRef<int64_t> v) {
   return ConfigValue::ofInts(std::vector<int64_t>(v.begin(), v.end()));
 }
+/// A graph matmul's `tf32` as the launch's key (absent when off, so f32
+/// launches keep their configs and tuning signatures).
+void setTF32(Config &c, bool tf32) {
+  if (tf32)
+    c.set("tf32", boolean(true));
+}
 
 LogicalResult FunctionLowering::lowerMatMul(graph::MatMulOp op) {
   Location loc = op.getLoc();
@@ -226,9 +232,9 @@ LogicalResult FunctionLowering::lowerMatMul(graph::MatMulOp op) {
   map(op.getResult(), out);
   Value aView = alias(loc, a, as), bView = alias(loc, bb, bs);
   Value target = alias(loc, out, outShape);
-  return launch(loc, "matmul",
-                cfg({{"trans_a", boolean(false)}, {"trans_b", boolean(false)}}),
-                {aView, bView}, target);
+  Config c = cfg({{"trans_a", boolean(false)}, {"trans_b", boolean(false)}});
+  setTF32(c, op.getTf32());
+  return launch(loc, "matmul", std::move(c), {aView, bView}, target);
 }
 
 LogicalResult FunctionLowering::lowerSlice(graph::SliceOp op) {
@@ -440,11 +446,12 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
   Value out =
       kern::AllocOp::create(b, loc, memrefOf(f.getType(0)), IntegerAttr());
   map(f.getResult(0), out);
-  return launch(loc, "matmul",
-                cfg({{"trans_a", boolean(false)},
-                     {"trans_b", boolean(false)},
-                     {"epilogue", str(codegen::printFusedProgram(steps))}}),
-                ins, alias(loc, out, {rows, n}), "fusion");
+  Config c = cfg({{"trans_a", boolean(false)},
+                  {"trans_b", boolean(false)},
+                  {"epilogue", str(codegen::printFusedProgram(steps))}});
+  setTF32(c, mm.getTf32());
+  return launch(loc, "matmul", std::move(c), ins, alias(loc, out, {rows, n}),
+                "fusion");
 }
 
 LogicalResult FunctionLowering::lowerOp(Operation *op) {
@@ -547,13 +554,13 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
       })
       .Case([&](graph::MatMulOp m) { return lowerMatMul(m); })
       .Case([&](graph::GemmOp g) {
-        return allocAndLaunch(
-            g, "matmul",
-            cfg({{"trans_a", boolean(g.getTransA())},
-                 {"trans_b", boolean(g.getTransB())},
-                 {"alpha", f64(g.getAlphaAttr().getValueAsDouble())},
-                 {"beta", f64(g.getBetaAttr().getValueAsDouble())}}),
-            SmallVector<Value>(g->getOperands()));
+        Config c = cfg({{"trans_a", boolean(g.getTransA())},
+                        {"trans_b", boolean(g.getTransB())},
+                        {"alpha", f64(g.getAlphaAttr().getValueAsDouble())},
+                        {"beta", f64(g.getBetaAttr().getValueAsDouble())}});
+        setTF32(c, g.getTf32());
+        return allocAndLaunch(g, "matmul", std::move(c),
+                              SmallVector<Value>(g->getOperands()));
       })
       .Case([&](graph::ConvOp c) {
         return allocAndLaunch(c, "conv",

@@ -174,6 +174,13 @@ LogicalResult applyConfigSettings(ModuleOp module,
       error = "--set '" + setting + "' must look like kind.key=value";
       return failure();
     }
+    // tf32 is the model's arithmetic, which the evaluator must share: only
+    // --precision=tf32 sets it.
+    if (kind == "matmul" && key == "tf32") {
+      error = "--set '" + setting +
+              "': matmul.tf32 is not a tuning key; use --precision=tf32";
+      return failure();
+    }
     Builder b(module.getContext());
     Attribute attr;
     int64_t i;

@@ -162,6 +162,7 @@ OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &context,
     pm.enableTiming();
   std::string precision = options.precision == "fp16"   ? "f16"
                           : options.precision == "bf16" ? "bf16"
+                          : options.precision == "tf32" ? "tf32"
                                                         : "";
   buildGraphPipeline(pm, options.optLevel, precision);
   if (failed(pm.run(*module)) || failedPass) {
@@ -179,13 +180,11 @@ OwningOpRef<ModuleOp> importAndOptimize(MLIRContext &context,
 }
 
 LogicalResult checkPrecision(const std::string &precision, std::string &error) {
-  if (precision == "fp32" || precision == "fp16" || precision == "bf16")
+  if (precision == "fp32" || precision == "fp16" || precision == "bf16" ||
+      precision == "tf32")
     return success();
-  if (precision == "tf32")
-    error = "--precision=tf32 is not supported yet (the f32 matmul path has "
-            "no TF32 variant); use fp32, fp16 or bf16";
-  else
-    error = "--precision must be fp32, fp16 or bf16, not '" + precision + "'";
+  error = "--precision must be fp32, fp16, bf16 or tf32, not '" + precision +
+          "'";
   return failure();
 }
 

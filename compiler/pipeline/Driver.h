@@ -26,7 +26,8 @@ struct FrontendOptions {
   /// `--input-value name=file.npy`: graph inputs frozen to constants.
   std::vector<std::string> inputValues;
   unsigned optLevel = 2;
-  /// `--precision`: "fp32" (as exported), "fp16" or "bf16".
+  /// `--precision`: "fp32" (as exported), "fp16", "bf16" (tensors
+  /// converted) or "tf32" (f32 tensors, matmul operands rounded to tf32).
   std::string precision = "fp32";
   bool verbose = false;
 };

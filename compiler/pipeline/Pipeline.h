@@ -28,7 +28,8 @@ const OptLevelConfig &optLevelConfig(unsigned level);
 
 /// Graph-level passes (after import, before lowering) for -O<level>;
 /// `precision` "f16" or "bf16" converts an f32 model after constant folding
-/// (kiln-convert-precision), "" or "f32" keeps it.
+/// (kiln-convert-precision), "tf32" marks its f32 matmuls and gemms tf32
+/// (tensors stay f32), "" or "f32" keeps it.
 void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level,
                         const std::string &precision = "");
 

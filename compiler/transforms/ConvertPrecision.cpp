@@ -1,5 +1,11 @@
-//===- ConvertPrecision.cpp - f32 graphs to f16/bf16 (--precision) --------===//
+//===- ConvertPrecision.cpp - f32 graphs to f16/bf16/tf32 (--precision) ---===//
 //
+// `to` = tf32 keeps every tensor f32 (weights unrounded) and marks the f32
+// matmuls and gemms `tf32`: their operands are rounded to tf32 where they
+// are multiplied (the tensor cores' m16n8k8 tf32 mma; the evaluator rounds
+// the same way), sums stay f32. Everything else computes in f32.
+//
+// `to` = f16 or bf16:
 // Every f32 tensor of a graph function becomes `to` (f16 or bf16): weights
 // are rounded (saturating to the target's finite range, so an exporter's
 // f32 "minus infinity" mask constant stays finite and 0 * mask stays 0), op
@@ -42,8 +48,24 @@ struct ConvertPrecisionPass
     : kiln::impl::ConvertPrecisionPassBase<ConvertPrecisionPass> {
   using ConvertPrecisionPassBase::ConvertPrecisionPassBase;
 
+  /// to = tf32: every matmul and gemm of f32 operands (in fusion regions
+  /// too) gets `tf32`; no type changes.
+  void markTF32() {
+    getOperation().walk([](Operation *op) {
+      if (!isa<g::MatMulOp, g::GemmOp>(op))
+        return;
+      auto t = cast<RankedTensorType>(op->getOperand(0).getType());
+      if (t.getElementType().isF32())
+        op->setAttr("tf32", UnitAttr::get(op->getContext()));
+    });
+  }
+
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    if (to == "tf32") {
+      markTF32();
+      return;
+    }
     Type target;
     kiln::eval::DType targetD;
     double maxFinite;
@@ -56,8 +78,8 @@ struct ConvertPrecisionPass
       targetD = kiln::eval::DType::BF16;
       maxFinite = 3.3895313892515355e38;
     } else {
-      getOperation().emitError() << "kiln-convert-precision: 'to' must be f16 "
-                                    "or bf16, not '"
+      getOperation().emitError() << "kiln-convert-precision: 'to' must be f16, "
+                                    "bf16 or tf32, not '"
                                  << to << "'";
       return signalPassFailure();
     }

@@ -403,7 +403,9 @@ LogicalResult splitGemm(g::GemmOp gemm) {
         b, loc, RankedTensorType::get(rows, type.getElementType()), lhs);
     replaced = r;
   }
-  Value out = g::MatMulOp::create(b, loc, type, lhs, rhs);
+  auto product = g::MatMulOp::create(b, loc, type, lhs, rhs);
+  product.setTf32(gemm.getTf32());
+  Value out = product;
   if (Value c = gemm.getC())
     out = g::AddOp::create(b, loc, type, out, c);
   replaced->getResult(0).replaceAllUsesWith(out);

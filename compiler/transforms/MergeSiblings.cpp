@@ -198,7 +198,9 @@ LogicalResult mergeGroup(MutableArrayRef<Linear> group) {
   SmallVector<int64_t> shape(first.getType().getShape());
   shape.back() = tensorOf(*w).getDimSize(1);
   auto type = RankedTensorType::get(shape, first.getType().getElementType());
-  Value out = g::MatMulOp::create(b, loc, type, first.getLhs(), *w);
+  auto merged = g::MatMulOp::create(b, loc, type, first.getLhs(), *w);
+  merged.setTf32(first.getTf32()); // The group agrees (mergeable).
+  Value out = merged;
   if (!biases.empty()) {
     FailureOr<Value> bias = foldedConcat(b, loc, biases, 0);
     if (failed(bias))
@@ -240,7 +242,11 @@ struct MergeSiblingsPass
       });
       for (auto &[input, group] : byInput) {
         (void)input;
-        if (siblingsWorthMerging(group) && failed(mergeGroup(group)))
+        // One arithmetic for the merged product: all tf32 or none.
+        bool mixed = llvm::any_of(group, [&](Linear &l) {
+          return l.mm.getTf32() != group.front().mm.getTf32();
+        });
+        if (!mixed && siblingsWorthMerging(group) && failed(mergeGroup(group)))
           return signalPassFailure();
       }
     }

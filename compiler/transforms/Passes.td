@@ -161,8 +161,15 @@ def RaiseAttentionPass : Pass<"kiln-raise-attention", "mlir::ModuleOp"> {
 }
 
 def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
-  let summary = "compute an f32 model in f16 or bf16 (kilnc --precision)";
+  let summary = "compute an f32 model in f16, bf16 or tf32 (kilnc --precision)";
   let description = [{
+    `to` = tf32: tensors stay f32 (weights unrounded); every f32 graph.matmul
+    and graph.gemm gets the `tf32` attribute (operands rounded to tf32 where
+    they are multiplied, sums in f32: the tensor cores' tf32 mma, and the
+    evaluator rounds the same way). Reductions, softmax, layer norm and the
+    rest stay f32.
+
+    `to` = f16 or bf16:
     Every f32 tensor becomes `to`: weights are rounded, saturating to the
     target's finite range (an exporter's f32 lowest-value mask constant
     stays finite, so 0 * mask stays 0); op results are retyped; f32 inputs
@@ -175,7 +182,7 @@ def ConvertPrecisionPass : Pass<"kiln-convert-precision", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"to", "to", "std::string", /*default=*/"\"f16\"",
-           "Target element type: f16 or bf16">,
+           "Target precision: f16, bf16 or tf32">,
   ];
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }

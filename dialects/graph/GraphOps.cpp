@@ -523,6 +523,13 @@ LogicalResult BatchNormOp::verify() {
   return success();
 }
 
+/// `tf32` rounds f32 operands; other element types have no tf32 form.
+static LogicalResult verifyTF32(Operation *op, bool tf32, Type element) {
+  if (tf32 && !element.isF32())
+    return op->emitOpError() << "tf32 requires f32 operands, not " << element;
+  return success();
+}
+
 LogicalResult MatMulOp::verify() {
   if (failed(requireStatic(*this)))
     return failure();
@@ -551,6 +558,8 @@ LogicalResult MatMulOp::verify() {
     expected.push_back(m);
   if (!bVec)
     expected.push_back(n);
+  if (failed(verifyTF32(*this, getTf32(), a.getElementType())))
+    return failure();
   if (failed(verifyResultElementType(*this, a.getElementType())))
     return failure();
   return verifyResultShape(*this, expected);
@@ -577,6 +586,8 @@ LogicalResult GemmOp::verify() {
       return emitOpError() << "C of shape " << shapeString(c.getShape())
                            << " does not broadcast to [" << m << "," << n << "]";
   }
+  if (failed(verifyTF32(*this, getTf32(), a.getElementType())))
+    return failure();
   if (failed(verifyResultElementType(*this, a.getElementType())))
     return failure();
   return verifyResultShape(*this, {m, n});

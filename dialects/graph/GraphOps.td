@@ -359,14 +359,20 @@ def Graph_MatMulOp : Graph_Op<"matmul", [Pure]> {
   let summary = "numpy matmul with batch broadcasting";
   let description = [{
     ONNX MatMul: 1-D operands are promoted (and the added axis removed),
-    leading batch dimensions broadcast.
+    leading batch dimensions broadcast. `tf32` (f32 operands only, set by
+    kiln-convert-precision{to=tf32}): each operand element is rounded to
+    tf32 (to nearest, ties away from zero, 10 explicit mantissa bits) before
+    the products are summed, as the tensor cores compute it.
 
     ```mlir
     %2 = graph.matmul %a, %b : tensor<8x128x768xf32>, tensor<768x3072xf32>
         -> tensor<8x128x3072xf32>
+    %3 = graph.matmul %a, %b {tf32} : tensor<8x128x768xf32>,
+        tensor<768x3072xf32> -> tensor<8x128x3072xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                   UnitAttr:$tf32);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) "
                        "`->` type($output)";
@@ -376,7 +382,8 @@ def Graph_MatMulOp : Graph_Op<"matmul", [Pure]> {
 def Graph_GemmOp : Graph_Op<"gemm", [Pure]> {
   let summary = "alpha * op(A) * op(B) + beta * C on 2-D operands";
   let description = [{
-    ONNX Gemm; `c` broadcasts to the MxN result.
+    ONNX Gemm; `c` broadcasts to the MxN result. `tf32` as on graph.matmul:
+    A and B rounded to tf32 (f32 only; C is added in f32).
 
     ```mlir
     %y = graph.gemm %a, %b, %c {alpha = 1.0 : f32, beta = 1.0 : f32,
@@ -389,7 +396,8 @@ def Graph_GemmOp : Graph_Op<"gemm", [Pure]> {
                    DefaultValuedAttr<F32Attr, "1.0f">:$alpha,
                    DefaultValuedAttr<F32Attr, "1.0f">:$beta,
                    DefaultValuedAttr<BoolAttr, "false">:$trans_a,
-                   DefaultValuedAttr<BoolAttr, "false">:$trans_b);
+                   DefaultValuedAttr<BoolAttr, "false">:$trans_b,
+                   UnitAttr:$tf32);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$a `,` $b (`,` $c^)? attr-dict `:` type($a) `,` "
                        "type($b) (`,` type($c)^)? `->` type($output)";

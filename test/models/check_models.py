@@ -81,7 +81,9 @@ def compare(name, got, want):
 
 
 # --precision runs compare max|kiln - ort| / max|ort| per output against these.
-PRECISION_TOL = {"fp16": 1e-2, "bf16": 5e-2}
+# tf32 rounds only the matmul operands (10 explicit mantissa bits, as fp16's,
+# but f32 range and f32 activations between the matmuls).
+PRECISION_TOL = {"fp16": 1e-2, "bf16": 5e-2, "tf32": 1e-2}
 
 
 def compare_scaled(name, got, want, tol):
@@ -150,8 +152,8 @@ def main():
                    help="kiln-eval binary (default: beside --kilnc, PATH, build/bin)")
     p.add_argument("--kilnc", help="kilnc binary; kiln-eval is looked for beside it")
     p.add_argument("--timeout", type=float, default=600.0, help="seconds per model")
-    p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16"],
-                   help="kiln-eval --precision; fp16/bf16 compare max error / max |ort| "
+    p.add_argument("--precision", default="fp32", choices=["fp32", "fp16", "bf16", "tf32"],
+                   help="kiln-eval --precision; fp16/bf16/tf32 compare max error / max |ort| "
                         "against PRECISION_TOL")
     p.add_argument("-O", dest="opt", type=int, default=0,
                    help="graph pipeline level kiln-eval runs first (2: with fusion regions)")

@@ -43,7 +43,8 @@ static cl::list<std::string> inputValues(
     cl::value_desc("name=file.npy"), cl::cat(category));
 static cl::list<std::string> inputShapes("input-shape", cl::desc("name=1x128"), cl::cat(category));
 static cl::opt<std::string> precision("precision",
-                                      cl::desc("Evaluate an f32 model in fp16 or bf16 (as kilnc --precision)"),
+                                      cl::desc("Evaluate an f32 model in fp16, bf16 or tf32 (tf32: matmul operands "
+                                               "rounded to tf32, sums in f32; as kilnc --precision)"),
                                       cl::init("fp32"), cl::cat(category));
 
 struct DTypeName {

@@ -35,6 +35,9 @@ struct Options {
   std::string engine, inputs, outputs, compare, saveInputs;
   uint64_t seed = 0;
   double rtol = 1e-3, atol = 1e-5;
+  /// --max-rel: per output, max |err| <= maxRel * max |ref| (instead of the
+  /// per-element rtol/atol); negative: not given.
+  double maxRel = -1;
   int bench = 0, warmup = 10, device = 0;
   std::string profile;
   int profileRuns = 20;
@@ -49,6 +52,8 @@ void usage() {
       "  --outputs FILE.npz    write the outputs\n"
       "  --compare REF.npz     compare outputs with REF (by name)\n"
       "  --rtol R --atol A     tolerances for --compare (default 1e-3, 1e-5)\n"
+      "  --max-rel T           --compare by output: max |err| <= T * max |ref| (instead of\n"
+      "                        rtol/atol; for reduced-precision engines such as tf32)\n"
       "  --bench N             time N runs (after --warmup W, default 10)\n"
       "  --device N            CUDA device (default 0)\n"
       "  --profile TRACE.json  per-kernel times: Chrome trace + table\n"
@@ -310,6 +315,11 @@ int main(int argc, char **argv) {
     else if (a == "--seed") o.seed = std::strtoull(next("--seed"), nullptr, 10);
     else if (a == "--rtol") o.rtol = std::atof(next("--rtol"));
     else if (a == "--atol") o.atol = std::atof(next("--atol"));
+    else if (a == "--max-rel") {
+      o.maxRel = std::atof(next("--max-rel"));
+      if (!(o.maxRel >= 0))
+        return fail("--max-rel takes a non-negative number");
+    }
     else if (a == "--bench") o.bench = std::atoi(next("--bench"));
     else if (a == "--warmup") o.warmup = std::atoi(next("--warmup"));
     else if (a == "--device") o.device = std::atoi(next("--device"));
@@ -411,6 +421,15 @@ int main(int argc, char **argv) {
           ++bad;
         maxErr = std::max(maxErr, std::isnan(err) ? INFINITY : err);
         maxRef = std::max(maxRef, std::fabs(w));
+      }
+      if (o.maxRel >= 0) {
+        const bool pass = maxErr <= o.maxRel * maxRef;
+        std::printf("%s %s: max abs err %.3g (max |ref| %.3g): %.3g of max |ref|, max-rel %g\n",
+                    pass ? "PASS" : "FAIL", name.c_str(), maxErr, maxRef,
+                    maxRef > 0 ? maxErr / maxRef : maxErr, o.maxRel);
+        if (!pass)
+          status = 1;
+        continue;
       }
       std::printf("%s %s: max abs err %.3g (max |ref| %.3g), %zu of %zu elements outside rtol %g atol %g\n",
                   bad ? "FAIL" : "PASS", name.c_str(), maxErr, maxRef, bad, n, o.rtol, o.atol);

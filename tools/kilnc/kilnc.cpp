@@ -115,8 +115,10 @@ static cl::opt<bool> keepWeights(
 
 static cl::opt<std::string> precision(
     "precision",
-    cl::desc("Compute precision: fp32 (as exported), fp16 or bf16 (f32 tensors converted, "
-             "inputs and outputs stay f32)"),
+    cl::desc("Compute precision: fp32 (as exported, exact f32 matmuls), fp16 or bf16 (f32 "
+             "tensors converted, inputs and outputs stay f32), or tf32 (tensors stay f32; f32 "
+             "matmuls and gemms round their operands to tf32 on tensor cores and sum in f32; "
+             "reductions, softmax and norms stay f32)"),
     cl::init("fp32"), cl::cat(kilncCategory));
 
 static cl::opt<bool> reportFusion(

@@ -1,9 +1,11 @@
 //===- EmitMatmul.cpp - Batched matmul and gemm ---------------------------===//
 //
 // Instantiates kernels/matmul.cuh: the tensor-core paths for f16/bf16
-// (mma.sync, and wgmma on sm_90 from kernels/matmul_sm90.cuh), the SIMT path
-// for everything else (f32, f64, integers), with M, N, K, the batch
-// broadcast strides and the gemm epilogue (alpha, beta, C) baked in.
+// (mma.sync, and wgmma on sm_90 from kernels/matmul_sm90.cuh) and for f32
+// with tf32 = true (mma.sync on tf32), the SIMT path for everything (f32,
+// with tf32 = true rounding its operands as the tensor cores do, f64,
+// integers), with M, N, K, the batch broadcast strides and the gemm
+// epilogue (alpha, beta, C) baked in.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/codegen/cuda/EmitterSupport.h"
@@ -55,10 +57,19 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   if (tma && l.batch != 1)
     return emitError(s, error, "the TMA matmul multiplies one matrix pair "
                                "(batch 1)");
+  // tf32 = true (kilnc --precision=tf32): f32 operands rounded to tf32 on
+  // every path, so the choice of path never changes the result's precision.
+  const bool tf32 = s.config.getBool("tf32");
+  if (tf32 && t != DType::F32)
+    return emitError(
+        s, error, "tf32 needs f32 operands, not " + std::string(dtypeName(t)));
   // Both tensor-core paths accumulate in f32.
   const bool tc = mma || wgmma;
-  if (tc && t != DType::F16 && t != DType::BF16)
-    return emitError(s, error, "the " + path + " path needs f16 or bf16");
+  if (wgmma && t != DType::F16 && t != DType::BF16)
+    return emitError(s, error, "the wgmma path needs f16 or bf16");
+  if (mma && t != DType::F16 && t != DType::BF16 && !tf32)
+    return emitError(s, error,
+                     "the mma path needs f16 or bf16, or f32 with tf32");
   const bool hasEpilogue = s.config.has("epilogue");
   if (hasEpilogue && !isFloat(t))
     return emitError(s, error, "an epilogue program needs a float matmul");
@@ -66,6 +77,9 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   const double alpha = s.config.getFloat("alpha", 1.0),
                beta = s.config.getFloat("beta", 1.0);
   IndexType it = indexTypeFor(s);
+  // Two-element output stores: N even and the output aligned to a pair.
+  const bool pairStore =
+      l.n % 2 == 0 && s.outputs[0].alignment % (2 * dtypeBytes(t)) == 0;
   const std::string T = cudaTypeName(t), I = it.name();
 
   std::string acc;
@@ -97,7 +111,8 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
      << ", K = " << it.lit(l.k) << ";\n";
   os << "  static constexpr kiln::i64 BATCH = " << intLiteral(l.batch) << ";\n";
   os << "  static constexpr bool TRANS_A = " << (l.transA ? "true" : "false")
-     << ", TRANS_B = " << (l.transB ? "true" : "false") << ";\n";
+     << ", TRANS_B = " << (l.transB ? "true" : "false")
+     << ", TF32 = " << (tf32 ? "true" : "false") << ";\n";
   os << "  static constexpr int BM = " << s.config.getInt("tile_m")
      << ", BN = " << s.config.getInt("tile_n")
      << ", BK = " << s.config.getInt("tile_k") << ";\n";
@@ -121,8 +136,7 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
     os << "  static constexpr int STAGES = " << s.config.getInt("stages", 2)
        << ", SMEM_BYTES = " << s.smem << ";\n";
     os << "  static constexpr bool PAIR_STORE = "
-       << (l.n % 2 == 0 && s.outputs[0].alignment % 4 == 0 ? "true" : "false")
-       << ";\n";
+       << (pairStore ? "true" : "false") << ";\n";
   }
   if (wgmma) {
     bool aVec = false, bVec = false;
@@ -140,8 +154,7 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
          << (s.config.getBool("stage_out") ? "true" : "false") << ";\n";
     os << "  static constexpr bool A_VEC = true, B_VEC = true;\n";
     os << "  static constexpr bool PAIR_STORE = "
-       << (l.n % 2 == 0 && s.outputs[0].alignment % 4 == 0 ? "true" : "false")
-       << ";\n";
+       << (pairStore ? "true" : "false") << ";\n";
     os << wgmmaFunction(s.config.getInt("tile_n"), t, l.transA, l.transB);
   }
   // Batch offsets.
@@ -161,7 +174,9 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   os << "  }\n";
   // Loads (SIMT accumulates in Acc).
   std::string ld;
-  if (isFloat(t))
+  if (tf32)
+    ld = "return kiln::mm::round_tf32(v);";
+  else if (isFloat(t))
     ld = "return kiln::to_compute(v);";
   else if (t == DType::Bool)
     return emitError(s, error, "matmul does not take i1");

@@ -175,12 +175,22 @@ void setElementwiseGrid(LaunchSpec &s, const IndexSpace &space, int64_t items) {
   s.smem = 0;
 }
 
+/// Whether the mma.sync path takes the launch's operands: f16, bf16, or f32
+/// with tf32 = true (rounded to tf32, the m16n8k8 variant). wgmma takes
+/// f16 and bf16 only.
+bool mmaTakes(const LaunchSpec &s) {
+  const DType t = s.inputs[0].dtype;
+  return t == DType::F16 || t == DType::BF16 ||
+         (t == DType::F32 && s.config.getBool("tf32"));
+}
+
 /// The matmul path of a launch whose config names none (TargetOptions).
 bool chooseMatmulPath(const LaunchSpec &s, const MatmulLayout &l,
                       const TargetOptions &target, std::string &path,
                       std::string &why) {
   const DType t = s.inputs[0].dtype;
-  const bool tensorCores = t == DType::F16 || t == DType::BF16;
+  const bool tensorCores = mmaTakes(s);
+  const bool wgmmaTakes = t == DType::F16 || t == DType::BF16;
   const std::string &want = target.matmulPath;
   if (want != "auto" && want != "mma" && want != "wgmma" && want != "simt") {
     why = "unknown matmul path '" + want + "' (auto, mma, wgmma or simt)";
@@ -203,10 +213,12 @@ bool chooseMatmulPath(const LaunchSpec &s, const MatmulLayout &l,
   // of mma with split-K (H200, micro-084418: QKV 0.0100 vs 0.0122 ms, FFN1
   // 0.0084 vs 0.0172, FFN2 0.0154 vs 0.0163).
   const bool wgmmaWins =
-      archHasWgmma(target.arch) &&
+      wgmmaTakes && archHasWgmma(target.arch) &&
       (ceilDiv(l.m, 128) * ceilDiv(l.n, 128) * l.batch >= 32 ||
        (l.batch == 1 && l.m >= 64));
-  const bool wgmma = want == "wgmma" || (want == "auto" && wgmmaWins);
+  // (tf32 has no wgmma kernel: --matmul-path=wgmma keeps mma for it.)
+  const bool wgmma =
+      (want == "wgmma" && wgmmaTakes) || (want == "auto" && wgmmaWins);
   path = !tensorCores || want == "simt" ? "simt"
          : wgmma && aVec && bVec        ? "wgmma"
                                         : "mma";
@@ -623,7 +635,16 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     const DType t = s.inputs[0].dtype;
     if (s.inputs[1].dtype != t || out.dtype != t)
       return fail("a, b and the output must have one element type");
-    bool tensorCores = t == DType::F16 || t == DType::BF16;
+    // tf32 is the launch's arithmetic (set by --precision=tf32), not a
+    // tuning choice: every path honors it, so no path change alters it.
+    if (const ConfigValue *v = c.find("tf32")) {
+      if (v->kind != ConfigValue::Kind::Bool)
+        return fail("tf32 must be true or false");
+      if (v->b && t != DType::F32)
+        return fail(std::string("tf32 needs f32 operands, not ") +
+                    dtypeName(t));
+    }
+    const bool tensorCores = mmaTakes(s);
     if (!c.has("path")) {
       std::string path;
       if (!chooseMatmulPath(s, l, target, path, why))
@@ -646,10 +667,14 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     int64_t threads;
     if (path == "mma") {
       if (!tensorCores)
-        return fail("the mma path needs f16 or bf16 operands");
+        return fail("the mma path needs f16 or bf16 operands, or f32 ones "
+                    "with tf32 (--precision=tf32)");
       c.setDefault("tile_m", ConfigValue::ofInt(big ? 128 : 64));
       c.setDefault("tile_n", ConfigValue::ofInt(big ? 128 : 64));
-      c.setDefault("tile_k", ConfigValue::ofInt(32));
+      // tf32: 16-deep k tiles of 4-byte elements, the bytes and the mma
+      // steps of a stage of f16's 32 (so the same shared memory, static
+      // up to 64 x 64 tiles with 3 stages).
+      c.setDefault("tile_k", ConfigValue::ofInt(t == DType::F32 ? 16 : 32));
       c.setDefault("warps_m", ConfigValue::ofInt(2));
       c.setDefault("warps_n", ConfigValue::ofInt(big ? 4 : 2));
       c.setDefault("stage_out", ConfigValue::ofBool(false));
@@ -662,8 +687,10 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
             "mma tiles must split into 16x16 warp tiles, tile_k a multiple "
             "of 16 up to 64, at most 16 warps");
       threads = 32 * wm * wn;
-      // STAGES pipeline stages of padded A and B tiles (matmul.cuh), in the
-      // larger of the two layouts. On the H200 (2026-12-02): three for the
+      // STAGES pipeline stages of padded A and B tiles (matmul.cuh's
+      // mma_layout: rows padded by 8 elements, or for f32 by 4 where k is
+      // contiguous and 8 where m or n is), in the larger of the two
+      // layouts. On the H200 (2026-12-02): three for the
       // 64x64 tiles of small products (BERT / GPT-2 at batch 1: 0.637 /
       // 0.648 ms vs 0.658 / 0.658 with two, bench run-203224 vs
       // run-202745), two for 128x128 tiles (four made 4096^3 20% slower,
@@ -672,8 +699,10 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       const int64_t stages = c.getInt("stages");
       if (stages < 2 || stages > 8)
         return fail("stages must be in [2, 8]");
-      int64_t stage = std::max(bm * (bk + 8), bk * (bm + 8)) * 2 +
-                      std::max(bk * (bn + 8), bn * (bk + 8)) * 2;
+      const int64_t eb = dtypeBytes(t), padK = t == DType::F32 ? 4 : 8,
+                    padMN = 8;
+      int64_t stage = std::max(bm * (bk + padK), bk * (bm + padMN)) * eb +
+                      std::max(bk * (bn + padMN), bn * (bk + padK)) * eb;
       if (stages * stage > kMaxDynamicSmem)
         return fail("mma tiles need " + std::to_string(stages * stage) +
                     " bytes of shared memory for " + std::to_string(stages) +

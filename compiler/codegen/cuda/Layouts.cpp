@@ -251,12 +251,14 @@ bool attentionLayout(const LaunchSpec &s, AttentionLayout &l,
 void matmulVectorLoads(const LaunchSpec &s, const MatmulLayout &l, bool &aVec,
                        bool &bVec) {
   const int64_t aCols = l.transA ? l.m : l.k, bCols = l.transB ? l.k : l.n;
-  aVec = aCols % 8 == 0 && s.inputs[0].alignment % 16 == 0;
-  bVec = bCols % 8 == 0 && s.inputs[1].alignment % 16 == 0;
+  // Elements of one 16-byte load.
+  const int64_t v = std::max<int64_t>(1, 16 / dtypeBytes(s.inputs[0].dtype));
+  aVec = aCols % v == 0 && s.inputs[0].alignment % 16 == 0;
+  bVec = bCols % v == 0 && s.inputs[1].alignment % 16 == 0;
   for (int64_t st : l.aBatchStrides)
-    aVec = aVec && st % 8 == 0;
+    aVec = aVec && st % v == 0;
   for (int64_t st : l.bBatchStrides)
-    bVec = bVec && st % 8 == 0;
+    bVec = bVec && st % v == 0;
 }
 
 } // namespace kiln::codegen::cuda

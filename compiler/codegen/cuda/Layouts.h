@@ -57,8 +57,9 @@ struct MatmulLayout {
 bool matmulLayout(const LaunchSpec &spec, MatmulLayout &layout,
                   std::string &error);
 /// Whether 16-byte global loads of A (`aVec`) and B (`bVec`) are legal: the
-/// operand's contiguous extent, and every batch stride, a multiple of 8
-/// elements (so every row starts aligned), and a 16-byte aligned base.
+/// operand's contiguous extent, and every batch stride, a multiple of 16
+/// bytes (8 f16, 4 f32 elements: every row starts aligned), and a 16-byte
+/// aligned base.
 void matmulVectorLoads(const LaunchSpec &spec, const MatmulLayout &layout,
                        bool &aVec, bool &bVec);
 

@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct Case {
   std::vector<std::string> expectSource;
   /// The launch geometry configureLaunch must pick (0: don't care).
   int64_t expectBlock = 0, expectGrid = 0;
+  /// Text the compiled PTX must contain (instructions the template only
+  /// emits when the path is instantiated), and must not.
+  std::vector<std::string> expectPtx, rejectPtx;
 };
 
 std::vector<Case> cases;
@@ -88,6 +92,8 @@ LaunchSpec &layerNormRow(const std::string &name, DType t, DType st,
   l.config.set("epsilon", ConfigValue::ofFloat(1e-5));
   return l;
 }
+
+void tf32Cases();
 
 void buildCases() {
   const DType floats[] = {DType::F32, DType::F16, DType::BF16, DType::F64};
@@ -819,6 +825,7 @@ void buildCases() {
                         buf(DType::F16, {9, 3}));
     s.config.set("path", ConfigValue::ofString("simt"));
   }
+  tf32Cases();
   // Convolution and pooling.
   for (DType t : {DType::F32, DType::F16}) {
     LaunchSpec &c =
@@ -915,17 +922,158 @@ void buildCases() {
   }
 }
 
+/// tf32 = true (--precision=tf32): f32 matmuls on the mma.sync m16n8k8 tf32
+/// path, operands rounded by cvt.rna, through every transpose, ragged edge
+/// tiles (M, N, K not multiples of the tiles, odd N: unpaired stores, K not
+/// a multiple of 4: synchronous loads), batches, gemm C, epilogue programs,
+/// split-K clusters and the staged output; the SIMT path rounds too.
+void tf32Cases() {
+  const std::string mmaTf32 =
+                        "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+                    cvt = "cvt.rna.tf32.f32";
+  auto tf32 = [&](LaunchSpec &s) {
+    s.config.set("tf32", ConfigValue::ofBool(true));
+    return &s;
+  };
+  auto expectMma = [&](std::vector<std::string> source) {
+    source.push_back("TF32 = true");
+    source.push_back("kiln::mm::tensor_core<P>");
+    expect(source);
+    cases.back().expectPtx = {mmaTf32, cvt};
+  };
+  const DType f = DType::F32;
+  struct Shape {
+    int64_t batch, m, n, k;
+  };
+  for (Shape sh : {Shape{3, 37, 200, 72}, Shape{1, 256, 130, 64},
+                   Shape{2, 16, 8, 19}, Shape{1, 100, 33, 50}})
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        std::vector<int64_t> as = ta ? std::vector<int64_t>{sh.k, sh.m}
+                                     : std::vector<int64_t>{sh.m, sh.k};
+        std::vector<int64_t> bs = tb ? std::vector<int64_t>{sh.n, sh.k}
+                                     : std::vector<int64_t>{sh.k, sh.n};
+        std::vector<int64_t> os = {sh.m, sh.n};
+        if (sh.batch > 1) {
+          as.insert(as.begin(), sh.batch);
+          os.insert(os.begin(), sh.batch);
+        }
+        LaunchSpec &s = *tf32(add(
+            "matmul_tf32_b" + std::to_string(sh.batch) + "_m" +
+                std::to_string(sh.m) + "_n" + std::to_string(sh.n) + "_k" +
+                std::to_string(sh.k) + (ta ? "_ta" : "") + (tb ? "_tb" : ""),
+            "matmul", {buf(f, as), buf(f, bs)}, buf(f, os)));
+        s.config.set("trans_a", ConfigValue::ofBool(ta));
+        s.config.set("trans_b", ConfigValue::ofBool(tb));
+        expectMma({"typedef float T;"});
+      }
+  // Gemm: alpha * A B^T + beta * C (C added in f32, not rounded).
+  {
+    LaunchSpec &g = *tf32(add(
+        "gemm_c_tf32", "matmul",
+        {buf(f, {45, 24}), buf(f, {40, 24}), buf(f, {40})}, buf(f, {45, 40})));
+    g.config.set("trans_b", ConfigValue::ofBool(true));
+    g.config.set("alpha", ConfigValue::ofFloat(0.5));
+    g.config.set("beta", ConfigValue::ofFloat(2.0));
+    expectMma({"TRANS_B = true"});
+  }
+  // Epilogue programs: bias + GELU, and bias + residual on an odd N.
+  {
+    LaunchSpec &e =
+        *tf32(add("matmul_epilogue_tf32", "matmul",
+                  {buf(f, {128, 64}), buf(f, {64, 256}), buf(f, {256})},
+                  buf(f, {128, 256})));
+    e.config.set(
+        "epilogue",
+        ConfigValue::ofString(
+            "t0 = add(i0, i1) : f32; t1 = gelu{approximate=none}(t0) : f32"));
+    expectMma({"struct Extra"});
+    LaunchSpec &r = *tf32(add(
+        "matmul_epilogue_residual_tf32", "matmul",
+        {buf(f, {50, 48}), buf(f, {48, 33}), buf(f, {33}), buf(f, {50, 33})},
+        buf(f, {50, 33})));
+    r.config.set("epilogue",
+                 ConfigValue::ofString(
+                     "t0 = add(i0, i1) : f32; t1 = add(t0, i2) : f32"));
+    expectMma({"PAIR_STORE = false"});
+  }
+  // Split-K: few output tiles, a long K (clusters of blocks share K).
+  tf32(add("matmul_tf32_split_k", "matmul",
+           {buf(f, {64, 4096}), buf(f, {4096, 64})}, buf(f, {64, 64})));
+  expectMma({"SPLIT = 8", "__cluster_dims__(8, 1, 1)"});
+  // The staged output (16-byte rows of 4 floats), 128 x 128 tiles.
+  {
+    LaunchSpec &s =
+        *tf32(add("matmul_tf32_stage_out_128", "matmul",
+                  {buf(f, {200, 96}), buf(f, {96, 136})}, buf(f, {200, 136})));
+    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
+                        {"tile_n", 128},
+                        {"tile_k", 32},
+                        {"warps_n", 4},
+                        {"stages", 3}})
+      s.config.set(k, ConfigValue::ofInt(v));
+    s.config.set("stage_out", ConfigValue::ofBool(true));
+    expectMma({"OUT_VEC = true", "BM = 128, BN = 128, BK = 32"});
+    // Only the staged rows store 16 bytes (4 floats) at once.
+    cases.back().expectPtx.push_back("st.global.v4.f32");
+  }
+  // SIMT with tf32 rounds its loads; plain f32 keeps exact f32 (no cvt).
+  {
+    LaunchSpec &s =
+        *tf32(add("matmul_tf32_simt", "matmul",
+                  {buf(f, {37, 72}), buf(f, {72, 20})}, buf(f, {37, 20})));
+    s.config.set("path", ConfigValue::ofString("simt"));
+    expect({"kiln::mm::simt<P>", "round_tf32(v)"});
+    cases.back().expectPtx = {cvt};
+    cases.back().rejectPtx = {"mma.sync"};
+    add("matmul_f32_exact", "matmul", {buf(f, {37, 72}), buf(f, {72, 20})},
+        buf(f, {37, 20}));
+    expect({"kiln::mm::simt<P>", "TF32 = false"});
+    cases.back().rejectPtx = {cvt, "mma.sync"};
+  }
+  // What configureLaunch refuses: tf32 on other dtypes, f32 on mma without
+  // tf32, tf32 on wgmma, a non-bool tf32.
+  auto reject = [&](const std::string &name, DType t, const char *path,
+                    bool withTf32, const std::string &why) {
+    LaunchSpec s;
+    s.name = name;
+    s.kind = "matmul";
+    s.inputs = {buf(t, {64, 64}), buf(t, {64, 64})};
+    s.outputs = {buf(t, {64, 64})};
+    if (path)
+      s.config.set("path", ConfigValue::ofString(path));
+    if (withTf32)
+      s.config.set("tf32", ConfigValue::ofBool(true));
+    rejects.push_back({s, why});
+  };
+  reject("tf32_f16", DType::F16, nullptr, true,
+         "tf32 needs f32 operands, not f16");
+  reject("tf32_f64_simt", DType::F64, "simt", true, "tf32 needs f32 operands");
+  reject("mma_f32_exact", f, "mma", false,
+         "the mma path needs f16 or bf16 operands, or f32 ones with tf32");
+  reject("wgmma_tf32", f, "wgmma", true, "the wgmma path needs f16 or bf16");
+  LaunchSpec s;
+  s.name = "tf32_not_bool";
+  s.kind = "matmul";
+  s.inputs = {buf(f, {8, 8}), buf(f, {8, 8})};
+  s.outputs = {buf(f, {8, 8})};
+  s.config.set("tf32", ConfigValue::ofString("yes"));
+  rejects.push_back({s, "tf32 must be true or false"});
+}
+
 /// TargetOptions: --matmul-path picks wgmma only on sm_90 and only where it
 /// applies, and "auto" keeps the mma path.
 int checkTargetChoices() {
   int failures = 0;
   auto pathFor = [&](const char *want, const char *arch, int64_t k,
-                     DType t = DType::F16) {
+                     DType t = DType::F16, bool tf32 = false) {
     LaunchSpec s;
     s.name = std::string("choice_") + want + "_" + arch;
     s.kind = "matmul";
     s.inputs = {buf(t, {256, k}), buf(t, {k, 256})};
     s.outputs = {buf(t, {256, 256})};
+    if (tf32)
+      s.config.set("tf32", ConfigValue::ofBool(true));
     TargetOptions target;
     target.arch = arch;
     target.matmulPath = want;
@@ -952,6 +1100,17 @@ int checkTargetChoices() {
   check(pathFor("wgmma", "sm_90", 100), "mma", "wgmma with unaligned rows");
   check(pathFor("wgmma", "sm_90", 64, DType::F32), "simt", "wgmma on f32");
   check(pathFor("simt", "sm_90", 64), "simt", "--matmul-path=simt");
+  // f32: exact SIMT unless tf32 was asked for; tf32 takes mma.sync (it has
+  // no wgmma kernel) and keeps an explicit simt.
+  check(pathFor("auto", "sm_90", 64, DType::F32), "simt", "auto on plain f32");
+  check(pathFor("mma", "sm_90", 64, DType::F32), "simt", "mma on plain f32");
+  check(pathFor("auto", "sm_90", 64, DType::F32, true), "mma", "auto on tf32");
+  check(pathFor("auto", "sm_80", 64, DType::F32, true), "mma",
+        "auto on tf32, sm_80");
+  check(pathFor("wgmma", "sm_90", 64, DType::F32, true), "mma",
+        "wgmma on tf32");
+  check(pathFor("simt", "sm_90", 64, DType::F32, true), "simt",
+        "--matmul-path=simt on tf32");
   check(pathFor("wgmma", "sm_80", 64),
         "error: launch @choice_wgmma_sm_80 "
         "(matmul): the wgmma matmul path needs an sm_90 target (Hopper), not "
@@ -986,6 +1145,9 @@ int main(int argc, char **argv) {
   }
   buildCases();
   std::vector<kiln::nvrtc::KernelRequest> requests;
+  std::map<std::string,
+           std::pair<std::vector<std::string>, std::vector<std::string>>>
+      ptxChecks;
   int failures = 0;
   for (Case &c : cases) {
     if (!configureLaunch(c.spec, error)) {
@@ -1045,6 +1207,8 @@ int main(int argc, char **argv) {
     }
     requests.push_back({c.spec.name, src.entry, src.source,
                         src.archSpecific ? "sm_90a" : ""});
+    if (!c.expectPtx.empty() || !c.rejectPtx.empty())
+      ptxChecks[c.spec.name] = {c.expectPtx, c.rejectPtx};
   }
   failures += checkTargetChoices();
   for (auto &[spec, why] : rejects) {
@@ -1086,6 +1250,21 @@ int main(int argc, char **argv) {
           std::fclose(f);
         }
       }
+    }
+    auto pc = ptxChecks.find(k.name);
+    if (pc != ptxChecks.end()) {
+      for (const std::string &text : pc->second.first)
+        if (k.ptx.find(text) == std::string::npos) {
+          std::printf("FAIL %s: the PTX lacks \"%s\"\n", k.name.c_str(),
+                      text.c_str());
+          ++failures;
+        }
+      for (const std::string &text : pc->second.second)
+        if (k.ptx.find(text) != std::string::npos) {
+          std::printf("FAIL %s: the PTX has \"%s\"\n", k.name.c_str(),
+                      text.c_str());
+          ++failures;
+        }
     }
     if (!ok) {
       std::printf("FAIL %s: no cubin or entry %s missing from the PTX\n",

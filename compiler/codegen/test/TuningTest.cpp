@@ -126,6 +126,57 @@ TEST(Tuning, CandidatesFollowDtypeAndAlignment) {
             (std::set<std::string>{"mma", "simt"}));
 }
 
+// tf32 (--precision=tf32) is the launch's arithmetic, not a tuning choice:
+// it is in the signature (a tf32 launch never takes an exact f32 launch's
+// cache entry or the reverse), a tuning config cannot set or clear it, and
+// every candidate keeps it: mma (the tf32 kernel) and simt (rounding its
+// loads), never wgmma. A plain f32 launch gets no tensor-core candidate.
+TEST(Tuning, TF32StaysWhatTheLaunchAsked) {
+  TargetOptions sm90;
+  LaunchSpec exact = configured(matmul(DType::F32, 1024, 1024, 1024), sm90);
+  LaunchSpec asked = matmul(DType::F32, 1024, 1024, 1024);
+  asked.config.set("tf32", ConfigValue::ofBool(true));
+  LaunchSpec tf32 = configured(asked, sm90);
+  EXPECT_EQ(exact.config.getString("path"), "simt");
+  EXPECT_FALSE(exact.config.has("tf32"));
+  EXPECT_EQ(tf32.config.getString("path"), "mma");
+  autotune::KernelSignature sig = kernelSignature(tf32, {});
+  EXPECT_EQ(sig.attrs.at("tf32"), "true");
+  EXPECT_NE(sig.key(), kernelSignature(exact, {}).key());
+  EXPECT_FALSE(autotune::tuningKeys("matmul").count("tf32"));
+  std::string error;
+  LaunchSpec t = tf32;
+  EXPECT_FALSE(applyTuningConfig(t, {{"tf32", "false"}}, sm90, error));
+  EXPECT_NE(error.find("'tf32' is not a tuning key of matmul"),
+            std::string::npos)
+      << error;
+  LaunchSpec e = exact;
+  EXPECT_FALSE(applyTuningConfig(e, {{"path", "mma"}}, sm90, error));
+  EXPECT_NE(error.find("the mma path needs f16 or bf16 operands"),
+            std::string::npos)
+      << error;
+  // The paths of `launch`'s candidates; each keeps the launch's tf32.
+  auto candidatePaths = [&](const LaunchSpec &launch,
+                            autotune::SearchLevel level) {
+    std::set<std::string> paths;
+    for (const autotune::TuningConfig &c :
+         tuningCandidates(launch, level, sm90).kept) {
+      paths.insert(c.at("path"));
+      LaunchSpec applied = launch;
+      EXPECT_TRUE(applyTuningConfig(applied, c, sm90, error)) << error;
+      EXPECT_EQ(applied.config.has("tf32"), launch.config.has("tf32"));
+      EXPECT_EQ(applied.config.getBool("tf32"), launch.config.getBool("tf32"));
+    }
+    return paths;
+  };
+  for (autotune::SearchLevel level :
+       {autotune::SearchLevel::Default, autotune::SearchLevel::Max}) {
+    EXPECT_EQ(candidatePaths(tf32, level),
+              (std::set<std::string>{"mma", "simt"}));
+    EXPECT_EQ(candidatePaths(exact, level), (std::set<std::string>{"simt"}));
+  }
+}
+
 TEST(Tuning, ConfigValueText) {
   EXPECT_EQ(configValueText(ConfigValue::ofInts({0, 2, 1})), "[0,2,1]");
   EXPECT_EQ(configValueText(ConfigValue::ofBool(true)), "true");

@@ -48,3 +48,12 @@ func.func @trans_a_result(%a: tensor<8x4xf32>, %b: tensor<8x16xf32>) -> tensor<8
   %0 = graph.gemm %a, %b {trans_a = true} : tensor<8x4xf32>, tensor<8x16xf32> -> tensor<8x16xf32>
   return %0 : tensor<8x16xf32>
 }
+
+// -----
+
+func.func @tf32_i32(%a: tensor<4x8xi32>, %b: tensor<8x16xi32>) -> tensor<4x16xi32> {
+  // Integer products have no tf32 rounding.
+  // expected-error @+1 {{tf32 requires f32 operands, not 'i32'}}
+  %0 = graph.gemm %a, %b {tf32} : tensor<4x8xi32>, tensor<8x16xi32> -> tensor<4x16xi32>
+  return %0 : tensor<4x16xi32>
+}

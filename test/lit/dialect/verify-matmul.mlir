@@ -76,3 +76,22 @@ func.func @vector_k(%a: tensor<8xf32>, %b: tensor<5x8xf32>) -> tensor<5xf32> {
   %0 = graph.matmul %a, %b : tensor<8xf32>, tensor<5x8xf32> -> tensor<5xf32>
   return %0 : tensor<5xf32>
 }
+
+// -----
+
+// tf32 (kilnc --precision=tf32) rounds f32 operands; it round-trips.
+// CHECK-LABEL: func.func @tf32
+// CHECK: graph.matmul %{{.+}}, %{{.+}} {tf32} : tensor<2x4x8xf32>, tensor<8x5xf32> -> tensor<2x4x5xf32>
+func.func @tf32(%a: tensor<2x4x8xf32>, %b: tensor<8x5xf32>) -> tensor<2x4x5xf32> {
+  %0 = graph.matmul %a, %b {tf32} : tensor<2x4x8xf32>, tensor<8x5xf32> -> tensor<2x4x5xf32>
+  return %0 : tensor<2x4x5xf32>
+}
+
+// -----
+
+func.func @tf32_f16(%a: tensor<4x8xf16>, %b: tensor<8x5xf16>) -> tensor<4x5xf16> {
+  // f16 operands have no tf32 rounding.
+  // expected-error @+1 {{tf32 requires f32 operands, not 'f16'}}
+  %0 = graph.matmul %a, %b {tf32} : tensor<4x8xf16>, tensor<8x5xf16> -> tensor<4x5xf16>
+  return %0 : tensor<4x5xf16>
+}

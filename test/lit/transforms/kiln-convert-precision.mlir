@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s -kiln-convert-precision -split-input-file | FileCheck %s
 // RUN: kiln-opt %s -kiln-convert-precision=to=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
+// RUN: kiln-opt %s -kiln-convert-precision=to=tf32 -split-input-file | FileCheck %s --check-prefix=TF32
 // RUN: not kiln-opt %s -kiln-convert-precision=to=f8 -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
 // f32 inputs are cast on entry, results cast back; weights are rounded and
@@ -20,7 +21,7 @@
 // BF16-LABEL: func.func @mask
 //  BF16-DAG:   graph.clip %{{.*}} {max = 3.3895313892515355E+38 : f64, min = -3.3895313892515355E+38 : f64}
 //      BF16:   return %{{.*}} : tensor<2x8xf32>
-// BAD: 'to' must be f16 or bf16, not 'f8'
+// BAD: 'to' must be f16, bf16 or tf32, not 'f8'
 func.func @mask(%x: tensor<2x8xf32>, %m: tensor<2x8xi64>) -> tensor<2x8xf32> {
   %big = graph.constant dense<-3.40282347e+38> : tensor<f32>
   %third = graph.constant dense<0.333333343> : tensor<f32>
@@ -58,4 +59,35 @@ func.func @region(%x: tensor<4xf32>) -> tensor<4xf32> {
     graph.yield %2 : tensor<4xf32>
   }
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// to=tf32: every tensor stays f32 and the weight keeps its f32 value (not
+// rounded to tf32, whose ulp at 1 is 2^-10); f32 matmuls and gemms, inside
+// fusion regions too, are marked tf32, the rest (the add) untouched. An f16
+// matmul has no tf32 form and stays as it is.
+// TF32-LABEL: func.func @tf32(%arg0: tensor<2x8xf32>, %arg1: tensor<4x8xf32>, %arg2: tensor<2x8xf16>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x2xf16>)
+//       TF32:   %[[W:.*]] = graph.constant dense<1.00000012> : tensor<8x4xf32>
+//       TF32:   %[[MM:.*]] = graph.matmul %arg0, %[[W]] {tf32} : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+//       TF32:   graph.gemm %arg0, %arg1 {tf32, trans_b = true} : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+//       TF32:   graph.fusion "matmul"
+//       TF32:     graph.matmul %{{.*}}, %{{.*}} {tf32} : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+//       TF32:     graph.add %{{.*}}, %{{.*}} : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<2x4xf32>
+//       TF32:   graph.matmul %arg2, %{{.*}} : tensor<2x8xf16>, tensor<8x2xf16> -> tensor<2x2xf16>
+//   TF32-NOT:   tf32
+//       TF32:   return
+func.func @tf32(%x: tensor<2x8xf32>, %b: tensor<4x8xf32>, %h: tensor<2x8xf16>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x2xf16>) {
+  %w = graph.constant dense<1.00000012> : tensor<8x4xf32>
+  %hw = graph.constant dense<1.0> : tensor<8x2xf16>
+  %0 = graph.matmul %x, %w : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+  %1 = graph.gemm %x, %b {trans_b = true} : tensor<2x8xf32>, tensor<4x8xf32> -> tensor<2x4xf32>
+  %2 = graph.fusion "matmul"(%x, %w, %1) : (tensor<2x8xf32>, tensor<8x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%a: tensor<2x8xf32>, %bw: tensor<8x4xf32>, %r: tensor<2x4xf32>):
+    %3 = graph.matmul %a, %bw : tensor<2x8xf32>, tensor<8x4xf32> -> tensor<2x4xf32>
+    %4 = graph.add %3, %r : tensor<2x4xf32>, tensor<2x4xf32> -> tensor<2x4xf32>
+    graph.yield %4 : tensor<2x4xf32>
+  }
+  %5 = graph.matmul %h, %hw : tensor<2x8xf16>, tensor<8x2xf16> -> tensor<2x2xf16>
+  return %0, %2, %5 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x2xf16>
 }

@@ -1,17 +1,23 @@
-// matmul.cuh - Batched matrix products: a tensor-core path (mma.sync
-// m16n8k16 on f16/bf16 with f32 accumulation) and a SIMT path (any dtype).
+// matmul.cuh - Batched matrix products: a tensor-core path (mma.sync with
+// f32 accumulation: m16n8k16 on f16/bf16, m16n8k8 on f32 operands rounded to
+// tf32) and a SIMT path (any dtype).
 //
 // The traits struct P, generated per launch, gives:
 //   T (A, B and output storage), CT (C's storage; T when there is no C),
 //   Acc (SIMT accumulator), I (index type);
+//   TF32: f32 operands are rounded to tf32 (cvt.rna: to nearest, ties away
+//   from zero, 10 explicit mantissa bits) before they are multiplied, on
+//   both paths (T float; the mma path takes f32 only with TF32);
 //   M, N, K, BATCH; TRANS_A, TRANS_B (A is [K, M], B is [N, K] in memory);
 //   BM, BN, BK: the block tile; WARPS_M, WARPS_N (mma); A_VEC, B_VEC: 16-byte
-//   global loads are legal (contiguous extent a multiple of 8, aligned base);
-//   batch(z, a, b): element offsets of batch z in A and B (the output's batch
-//   z starts at z * M * N); ld(v): an A/B element as Acc (SIMT);
+//   global loads are legal (contiguous extent a multiple of 16 bytes, aligned
+//   base); batch(z, a, b): element offsets of batch z in A and B (the output's
+//   batch z starts at z * M * N); ld(v): an A/B element as Acc (SIMT);
 //   epilogue(acc, c, m, n): alpha * acc + beta * C[m, n] in the output type;
-//   PAIR_STORE: N is even and the output 4-byte aligned (mma stores pairs);
-//   OUT_VEC: N % 8 == 0 and the output 16-byte aligned (mma stores rows);
+//   PAIR_STORE: N is even and the output aligned to two elements (mma stores
+//   pairs);
+//   OUT_VEC: N % 8 == 0 and the output 16-byte aligned (mma stores rows of
+//   16 bytes);
 //   STAGES (mma): shared-memory pipeline depth of the cp.async loads (2-8);
 //   SMEM_BYTES (mma): 0 for static shared memory (up to 48 KiB), else the
 //   launch's dynamic shared memory in bytes;
@@ -113,16 +119,24 @@ simt(const typename P::T *__restrict__ a, const typename P::T *__restrict__ b,
 
 //===----------------------------------------------------------------------===//
 // Tensor cores: WARPS_M x WARPS_N warps, each owning a (BM / WARPS_M) x
-// (BN / WARPS_N) tile of m16n8k16 fragments. Shared tiles keep the global
-// layout (the contiguous axis stays contiguous, rows padded by 8 elements so
-// ldmatrix is conflict-free); ldmatrix with or without .trans turns either
-// layout into the row-major A and column-major B fragments mma.sync takes.
+// (BN / WARPS_N) tile of m16n8k16 (f16/bf16) or m16n8k8 (tf32) fragments.
+// Shared tiles keep the global layout (the contiguous axis stays contiguous).
+// 16-bit operands: rows padded by 8 elements so ldmatrix is conflict-free;
+// ldmatrix with or without .trans turns either layout into the row-major A
+// and column-major B fragments mma.sync takes. f32 operands (tf32): a
+// k-contiguous tile is read by ldmatrix as 8x4 matrices of 32-bit words
+// (rows padded by 4 floats); an m- or n-contiguous one, which ldmatrix
+// cannot transpose at 32 bits, word by word with rows padded by 8 floats,
+// so the 4 k rows x 8 columns a warp reads fall in 32 distinct banks.
 //===----------------------------------------------------------------------===//
 
 __device__ __forceinline__ u32 smem_addr(const void *p) {
   return static_cast<u32>(__cvta_generic_to_shared(p));
 }
-__device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], const u16 *p) {
+/// Four 8x8 matrices of 16-bit elements (or 8x4 of 32-bit words): thread
+/// `lane` gives the address of row lane % 8 of matrix lane / 8 and receives
+/// row lane / 4, 32-bit word lane % 4 of each.
+__device__ __forceinline__ void ldmatrix_x4(u32 (&r)[4], const void *p) {
   asm volatile(
       "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
       : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
@@ -135,40 +149,64 @@ __device__ __forceinline__ void ldmatrix_x4_trans(u32 (&r)[4], const u16 *p) {
       : "r"(smem_addr(p)));
 }
 
+/// f32 bits rounded to tf32: to nearest, ties away from zero, 10 explicit
+/// mantissa bits; the 13 low bits cleared (mma ignores them, SIMT must not
+/// see them). The evaluator's roundToTF32 computes the same.
+__device__ __forceinline__ u32 tf32_bits(u32 f32) {
+  u32 r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(__uint_as_float(f32)));
+  return r & 0xffffe000u;
+}
+/// An f32 operand as the tf32 value the tensor cores multiply (SIMT loads).
+__device__ __forceinline__ float round_tf32(float v) {
+  return __uint_as_float(tf32_bits(__float_as_uint(v)));
+}
+
+/// mma_op<T>::run(d, a, b0, b1): d += A * B for one warp's fragments of
+/// element type T (f32: as tf32, a, b0, b1 already rounded by tf32_bits).
 template <class T> struct mma_op;
-template <> struct mma_op<f16> {
-  __device__ static __forceinline__ void run(float (&d)[4], const u32 (&a)[4],
-                                             u32 b0, u32 b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
+#define KILN_MMA_OP(T, SHAPE_AND_TYPES)                                        \
+  template <> struct mma_op<T> {                                               \
+    __device__ static __forceinline__ void                                     \
+    run(float (&d)[4], const u32 (&a)[4], u32 b0, u32 b1) {                    \
+      asm volatile(                                                            \
+          "mma.sync.aligned." SHAPE_AND_TYPES " "                              \
+          "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"  \
+          : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                     \
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));     \
+    }                                                                          \
+  };
+KILN_MMA_OP(f16, "m16n8k16.row.col.f32.f16.f16.f32")
+KILN_MMA_OP(bf16, "m16n8k16.row.col.f32.bf16.bf16.f32")
+KILN_MMA_OP(float, "m16n8k8.row.col.f32.tf32.tf32.f32")
+#undef KILN_MMA_OP
+
+/// How the tensor-core path holds operand type T in shared memory: as E
+/// (16-bit raw bits, or f32), K_STEP deep per mma, rows padded by PAD_K
+/// elements where k is contiguous and PAD_MN where m or n is (see above;
+/// Heuristics.cpp sizes the shared memory with the same pads).
+template <class T> struct mma_layout {
+  typedef u16 E;
+  static constexpr int K_STEP = 16, PAD_K = 8, PAD_MN = 8;
 };
-template <> struct mma_op<bf16> {
-  __device__ static __forceinline__ void run(float (&d)[4], const u32 (&a)[4],
-                                             u32 b0, u32 b1) {
-    asm volatile(
-        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-  }
+template <> struct mma_layout<float> {
+  typedef float E;
+  static constexpr int K_STEP = 8, PAD_K = 4, PAD_MN = 8;
 };
 
-/// Copies a ROWS x COLS tile of 16-bit elements, global (row stride ld,
-/// columns contiguous) to shared (row pitch PITCH), zero-filling outside
-/// [nrows) x [ncols). VEC: 16-byte loads (ncols % 8 == 0, aligned rows).
-template <int ROWS, int COLS, int PITCH, int THREADS, bool VEC, class I>
-__device__ __forceinline__ void load_tile(u16 *s, const u16 *__restrict__ g,
-                                          I row0, I col0, I nrows, I ncols,
-                                          I ld) {
+/// Copies a ROWS x COLS tile of elements E, global (row stride ld, columns
+/// contiguous) to shared (row pitch PITCH), zero-filling outside [nrows) x
+/// [ncols). VEC: 16-byte loads (ncols a multiple of 16 bytes, aligned rows).
+template <int ROWS, int COLS, int PITCH, int THREADS, bool VEC, class I,
+          class E>
+__device__ __forceinline__ void load_tile(E *s, const E *__restrict__ g, I row0,
+                                          I col0, I nrows, I ncols, I ld) {
+  constexpr int CHUNK = 16 / sizeof(E); // Elements per 16-byte load.
   if (VEC) {
-    constexpr int CV = COLS / 8;
+    constexpr int CV = COLS / CHUNK;
 #pragma unroll
     for (int v = threadIdx.x; v < ROWS * CV; v += THREADS) {
-      const int r = v / CV, cc = (v % CV) * 8;
+      const int r = v / CV, cc = (v % CV) * CHUNK;
       const I gr = row0 + r, gc = col0 + cc;
       Vec<u32, 4> val;
       val[0] = val[1] = val[2] = val[3] = 0u;
@@ -180,7 +218,7 @@ __device__ __forceinline__ void load_tile(u16 *s, const u16 *__restrict__ g,
     for (int e = threadIdx.x; e < ROWS * COLS; e += THREADS) {
       const int r = e / COLS, cc = e % COLS;
       const I gr = row0 + r, gc = col0 + cc;
-      s[r * PITCH + cc] = (gr < nrows && gc < ncols) ? g[gr * ld + gc] : u16(0);
+      s[r * PITCH + cc] = (gr < nrows && gc < ncols) ? g[gr * ld + gc] : E(0);
     }
   }
 }
@@ -188,19 +226,20 @@ __device__ __forceinline__ void load_tile(u16 *s, const u16 *__restrict__ g,
 /// The same copy as load_tile<VEC = true> with cp.async (16-byte chunks
 /// straight to shared memory, zero-filled out of range), committed as one
 /// group by the caller.
-template <int ROWS, int COLS, int PITCH, int THREADS, class I>
-__device__ __forceinline__ void
-load_tile_async(u16 *s, const u16 *__restrict__ g, I row0, I col0, I nrows,
-                I ncols, I ld) {
-  constexpr int CV = COLS / 8;
+template <int ROWS, int COLS, int PITCH, int THREADS, class I, class E>
+__device__ __forceinline__ void load_tile_async(E *s, const E *__restrict__ g,
+                                                I row0, I col0, I nrows,
+                                                I ncols, I ld) {
+  constexpr int CHUNK = 16 / sizeof(E);
+  constexpr int CV = COLS / CHUNK;
 #pragma unroll
   for (int v = threadIdx.x; v < ROWS * CV; v += THREADS) {
-    const int r = v / CV, cc = (v % CV) * 8;
+    const int r = v / CV, cc = (v % CV) * CHUNK;
     const I gr = row0 + r, gc = col0 + cc;
     const bool in = gr < nrows && gc < ncols;
     // Out of range: copy 0 bytes (the chunk is zero-filled) from a valid
     // address.
-    const u16 *src = in ? g + gr * ld + gc : g;
+    const E *src = in ? g + gr * ld + gc : g;
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
                      smem_addr(s + r * PITCH + cc)),
                  "l"(src), "r"(in ? 16 : 0));
@@ -213,15 +252,15 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
-/// The block's operand tiles: a static array of ELEMS 16-bit elements when
-/// DYN_BYTES is 0, else the launch's dynamic shared memory (DYN_BYTES).
-template <int ELEMS, int DYN_BYTES>
-__device__ __forceinline__ u16 *shared_tiles() {
+/// The block's operand tiles: a static array of BYTES bytes when DYN_BYTES
+/// is 0, else the launch's dynamic shared memory (DYN_BYTES).
+template <int BYTES, int DYN_BYTES>
+__device__ __forceinline__ u8 *shared_tiles() {
   if constexpr (DYN_BYTES == 0) {
-    __shared__ alignas(16) u16 tiles[ELEMS];
+    __shared__ alignas(16) u8 tiles[BYTES];
     return tiles;
   } else {
-    extern __shared__ __align__(16) u16 kiln_mm_dynamic_tiles[];
+    extern __shared__ __align__(16) u8 kiln_mm_dynamic_tiles[];
     return kiln_mm_dynamic_tiles;
   }
 }
@@ -264,22 +303,23 @@ __device__ __forceinline__ void for_each_pair(const float (&acc)[MI][NI][4],
           acc[i][j][2 * h], acc[i][j][2 * h + 1]);
 }
 
-/// Batch z's operands as 16-bit elements and its output: A and B start at
-/// P::batch's offsets, the output at z * M * N.
-template <class P>
+/// Batch z's operands as elements E (the same size as T: raw bits) and its
+/// output: A and B start at P::batch's offsets, the output at z * M * N.
+template <class P, class E>
 __device__ __forceinline__ void
 batch_operands(i64 z, const typename P::T *__restrict__ a,
                const typename P::T *__restrict__ b, typename P::T *out,
-               const u16 *&A, const u16 *&B, typename P::T *&O) {
+               const E *&A, const E *&B, typename P::T *&O) {
+  static_assert(sizeof(E) == sizeof(typename P::T), "raw operand elements");
   i64 oa, ob;
   P::batch(z, oa, ob);
-  A = reinterpret_cast<const u16 *>(a + oa);
-  B = reinterpret_cast<const u16 *>(b + ob);
+  A = reinterpret_cast<const E *>(a + oa);
+  B = reinterpret_cast<const E *>(b + ob);
   O = out + z * P::M * P::N;
 }
 
 /// Stores accumulators a0, a1 of output row gm, columns gn and gn + 1 through
-/// P::epilogue; nothing outside [M) x [N). A 4-byte pair store when
+/// P::epilogue; nothing outside [M) x [N). A two-element store when
 /// P::PAIR_STORE (N even, so gn + 1 < N too, and the pair aligned).
 template <class P, class I>
 __device__ __forceinline__ void
@@ -301,8 +341,8 @@ store_pair(typename P::T *__restrict__ O, const typename P::CT *__restrict__ c,
   }
 }
 
-/// One BK-deep step of the warp's fragments: ldmatrix from the shared tiles,
-/// then MI x NI mma.sync.
+/// One BK-deep step of the warp's fragments from 16-bit tiles: ldmatrix,
+/// then MI x NI mma.sync m16n8k16.
 template <class P, int MI, int NI, int A_PITCH, int B_PITCH>
 __device__ __forceinline__ void mma_tile_step(float (&acc)[MI][NI][4],
                                               const u16 *As, const u16 *Bs,
@@ -344,20 +384,84 @@ __device__ __forceinline__ void mma_tile_step(float (&acc)[MI][NI][4],
   }
 }
 
+/// The same step from f32 tiles: tf32 fragments (m16n8k8; g = lane / 4,
+/// t = lane % 4) A: a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8,
+/// t + 4) as (m, k); B: b0 (k t, n g), b1 (k t + 4, n g). A k-contiguous
+/// tile gives them by ldmatrix (8x4 words), an m/n-contiguous one word by
+/// word; every word is rounded to tf32 before the mma.
+template <class P, int MI, int NI, int A_PITCH, int B_PITCH>
+__device__ __forceinline__ void mma_tile_step(float (&acc)[MI][NI][4],
+                                              const float *As, const float *Bs,
+                                              int wm, int wn, int lane) {
+  const int g = lane >> 2, t = lane & 3;
+  auto word = [](const float *p) { return tf32_bits(__float_as_uint(*p)); };
+#pragma unroll
+  for (int kk = 0; kk < P::BK; kk += 8) {
+    u32 af[MI][4];
+#pragma unroll
+    for (int i = 0; i < MI; ++i) {
+      if (P::TRANS_A) { // [BK][BM]: m contiguous.
+        const float *p = As + (kk + t) * A_PITCH + wm + i * 16 + g;
+        af[i][0] = word(p);
+        af[i][1] = word(p + 8);
+        af[i][2] = word(p + 4 * A_PITCH);
+        af[i][3] = word(p + 4 * A_PITCH + 8);
+      } else { // [BM][BK]: matrices (rows 0-7 | 8-15) x (k 0-3 | 4-7).
+        ldmatrix_x4(af[i], As + (wm + i * 16 + (lane & 15)) * A_PITCH + kk +
+                               (lane >> 4) * 4);
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          af[i][q] = tf32_bits(af[i][q]);
+      }
+    }
+    u32 bfr[NI][2];
+#pragma unroll
+    for (int j = 0; j < NI; j += 2) {
+      if (P::TRANS_B) { // [BN][BK]: matrices (n j | j + 1) x (k 0-3 | 4-7).
+        u32 r[4];
+        ldmatrix_x4(r, Bs +
+                           (wn + (j + (lane >> 4)) * 8 + (lane & 7)) * B_PITCH +
+                           kk + ((lane >> 3) & 1) * 4);
+        bfr[j][0] = tf32_bits(r[0]);
+        bfr[j][1] = tf32_bits(r[1]);
+        bfr[j + 1][0] = tf32_bits(r[2]);
+        bfr[j + 1][1] = tf32_bits(r[3]);
+      } else { // [BK][BN]: n contiguous.
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const float *p = Bs + (kk + t) * B_PITCH + wn + (j + h) * 8 + g;
+          bfr[j + h][0] = word(p);
+          bfr[j + h][1] = word(p + 4 * B_PITCH);
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int j = 0; j < NI; ++j)
+        mma_op<float>::run(acc[i][j], af[i], bfr[j][0], bfr[j][1]);
+  }
+}
+
 template <class P>
 __device__ __forceinline__ void tensor_core(
     const typename P::T *__restrict__ a, const typename P::T *__restrict__ b,
     const typename P::CT *__restrict__ c, typename P::T *__restrict__ out) {
   typedef typename P::T T;
   typedef typename P::I I;
+  typedef mma_layout<T> L;
+  typedef typename L::E E;
+  static_assert(sizeof(T) == 2 || P::TF32,
+                "f32 operands take the tensor cores only as tf32");
   constexpr int BM = P::BM, BN = P::BN, BK = P::BK;
+  static_assert(BK % L::K_STEP == 0, "tile_k is whole mma steps");
   constexpr int THREADS = 32 * P::WARPS_M * P::WARPS_N;
   constexpr int WM = BM / P::WARPS_M, WN = BN / P::WARPS_N, MI = WM / 16,
                 NI = WN / 8;
   // A as [BM][BK] (k contiguous) or [BK][BM] (TRANS_A: m contiguous);
   // B as [BK][BN] (n contiguous) or [BN][BK] (TRANS_B: k contiguous).
-  constexpr int A_PITCH = P::TRANS_A ? BM + 8 : BK + 8;
-  constexpr int B_PITCH = P::TRANS_B ? BK + 8 : BN + 8;
+  constexpr int A_PITCH = P::TRANS_A ? BM + L::PAD_MN : BK + L::PAD_K;
+  constexpr int B_PITCH = P::TRANS_B ? BK + L::PAD_K : BN + L::PAD_MN;
   // P::STAGES stages: with 16-byte loads legal for both operands, cp.async
   // fills up to STAGES - 1 tiles ahead while the warps multiply the oldest;
   // else loads are synchronous (and only stage 0 is used).
@@ -366,25 +470,28 @@ __device__ __forceinline__ void tensor_core(
                 B_TILE = (P::TRANS_B ? BN : BK) * B_PITCH;
   constexpr int STAGES = ASYNC ? P::STAGES : 1;
   static_assert(P::STAGES >= 2 && P::STAGES <= 8, "2 to 8 stages");
+  // Bytes of the operand stages.
+  constexpr int OPERANDS = STAGES * (A_TILE + B_TILE) * int(sizeof(E));
   // With 16-byte output stores legal and room for it, the output tile is
-  // staged through the (then idle) operand tiles so stores are whole rows.
-  constexpr int O_PITCH = BN + 8;
-  constexpr bool STAGE_OUT = P::SPLIT == 1 && P::OUT_VEC &&
-                             BM * O_PITCH <= STAGES * (A_TILE + B_TILE);
+  // staged through the (then idle) operand tiles so stores are whole rows
+  // (OV elements a store; the pitch keeps rows 16-byte aligned).
+  constexpr int OV = 16 / int(sizeof(T));
+  constexpr int O_PITCH = BN + OV;
+  constexpr bool STAGE_OUT =
+      P::SPLIT == 1 && P::OUT_VEC && BM * O_PITCH * int(sizeof(T)) <= OPERANDS;
   // Split-K: the f32 partial tile, rows padded by 4 floats.
   constexpr int R_PITCH = BN + 4;
-  constexpr int OPERANDS = STAGES * (A_TILE + B_TILE);
-  constexpr int SMEM = P::SPLIT > 1 && 2 * BM * R_PITCH > OPERANDS
-                           ? 2 * BM * R_PITCH
-                           : OPERANDS;
+  constexpr int SMEM =
+      P::SPLIT > 1 && 4 * BM * R_PITCH > OPERANDS ? 4 * BM * R_PITCH : OPERANDS;
   // Up to 48 KiB static shared memory; beyond, the launch's dynamic shared
   // memory (P::SMEM_BYTES, which Heuristics.cpp computes the same way).
-  static_assert(P::SMEM_BYTES == 0 ? 2 * SMEM <= 48 * 1024
-                                   : 2 * SMEM <= P::SMEM_BYTES,
+  static_assert(P::SMEM_BYTES == 0 ? SMEM <= 48 * 1024 : SMEM <= P::SMEM_BYTES,
                 "the launch's shared memory does not hold the tiles");
-  u16 *smem = shared_tiles<(P::SMEM_BYTES == 0 ? SMEM : 1), P::SMEM_BYTES>();
-  u16(*As)[A_TILE] = reinterpret_cast<u16(*)[A_TILE]>(smem);
-  u16(*Bs)[B_TILE] = reinterpret_cast<u16(*)[B_TILE]>(smem + STAGES * A_TILE);
+  u8 *smem = shared_tiles<(P::SMEM_BYTES == 0 ? SMEM : 1), P::SMEM_BYTES>();
+  typedef E ATile[A_TILE];
+  typedef E BTile[B_TILE];
+  ATile *As = reinterpret_cast<ATile *>(smem);
+  BTile *Bs = reinterpret_cast<BTile *>(smem + STAGES * sizeof(ATile));
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int wm = (warp / P::WARPS_N) * WM, wn = (warp % P::WARPS_N) * WN;
   constexpr I MB = (P::M + BM - 1) / BM;
@@ -393,7 +500,7 @@ __device__ __forceinline__ void tensor_core(
   const int rank = P::SPLIT > 1 ? static_cast<int>(blockIdx.x % P::SPLIT) : 0;
   const I kb = KT * rank / P::SPLIT, ke = KT * (rank + 1) / P::SPLIT;
   for (i64 z = blockIdx.z; z < P::BATCH; z += gridDim.z) {
-    const u16 *A, *B;
+    const E *A, *B;
     T *O;
     batch_operands<P>(z, a, b, out, A, B, O);
     for (I mb = blockIdx.y; mb < MB; mb += gridDim.y) {
@@ -501,19 +608,19 @@ __device__ __forceinline__ void tensor_core(
           const I gm = m0 + r, gn = n0 + cc;
           Vec<T, 2> pair;
           pair[0] = pair[1] = T{};
-          if (gm < P::M && gn < P::N) { // N % 8 == 0: gn + 1 < N too
+          if (gm < P::M && gn < P::N) { // N even: gn + 1 < N too
             pair[0] = P::epilogue(v0, c, gm, gn);
             pair[1] = P::epilogue(v1, c, gm, gn + 1);
           }
           store_vec<2>(Os + r * O_PITCH + cc, pair);
         });
         __syncthreads();
-        for (int v = threadIdx.x; v < BM * BN / 8; v += THREADS) {
-          const int r = v / (BN / 8), cc = (v % (BN / 8)) * 8;
+        for (int v = threadIdx.x; v < BM * BN / OV; v += THREADS) {
+          const int r = v / (BN / OV), cc = (v % (BN / OV)) * OV;
           const I gm = m0 + r, gn = n0 + cc;
           if (gm < P::M && gn < P::N)
-            store_vec<8>(O + gm * P::N + gn,
-                         load_vec<8>(Os + r * O_PITCH + cc));
+            store_vec<OV>(O + gm * P::N + gn,
+                          load_vec<OV>(Os + r * O_PITCH + cc));
         }
         __syncthreads(); // The next tile reuses the shared memory.
         continue;
