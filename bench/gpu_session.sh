@@ -23,6 +23,7 @@ start=$(date +%s)
 step_check() {
   KILN_NODE_TIMEOUT=${NODE_TIMEOUT:-200} test/gpu/gpu_check.sh "$K/bin" "$K/engines" "$R/check" "${CHECK_MODE:-quick}" "$K/node" \
     | grep -v '^PASS ' | tail -n 60
+  head -n 40 "$R/check/engine-failures.log" 2>/dev/null
   echo "== check took $(( $(date +%s) - start )) s"
 }
 step_bench() {

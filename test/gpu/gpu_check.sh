@@ -49,6 +49,8 @@ for e in "$ENGINES"/*.engine; do
     pass=$((pass+1)); echo "PASS $(basename "$e")"
   else
     fail=$((fail+1)); echo "FAIL $(basename "$e")"; grep -v '^PASS' "$base.log" | head -8
+    # Kept in OUT (the session's results come back; ENGINES does not).
+    { echo "FAIL $(basename "$e")"; head -n 20 "$base.log"; } >> "$OUT/engine-failures.log"
   fi
 done
 note "CPU-built engines on the GPU: $pass passed, $fail failed"
