@@ -83,7 +83,10 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments,
     over the buffers `ins` (read) and `outs` (written), with the launch
     geometry `grid` x `block` and `smem` bytes of dynamic shared memory. The
     kernel's parameters are the buffers' device addresses, `ins` first. An
-    output must not share bytes with an input of the same launch.
+    output must not share bytes with an input of the same launch (as SSA
+    values, checked by the verifier), except that kiln-plan-memory may place
+    an elementwise output over an input that dies there: the pair is then
+    named by `config.in_place` and its parameters are not `__restrict__`.
 
     Kinds: `elementwise` (unary/binary/where/cast/copy/expand with
     broadcasting: `config.op`), `transpose`, `slice`, `trilu`, `concat`,
