@@ -150,16 +150,19 @@ public:
     return success();
   }
 
-  /// A new alloc for `op`'s result, written by one launch of `kind`.
+  /// A new alloc for each of `op`'s results (one, or a multi-output
+  /// fusion's several), written by one launch of `kind`.
   LogicalResult allocAndLaunch(Operation *op, StringRef kind, Config config,
                                ArrayRef<Value> graphOperands) {
-    SmallVector<Value> ins;
+    SmallVector<Value> ins, outs;
     for (Value v : graphOperands)
       ins.push_back(lookup(v));
-    Value out = kern::AllocOp::create(
-        b, op->getLoc(), memrefOf(op->getResult(0).getType()), IntegerAttr());
-    map(op->getResult(0), out);
-    return launch(op->getLoc(), kind, std::move(config), ins, out,
+    for (Value r : op->getResults()) {
+      outs.push_back(kern::AllocOp::create(b, op->getLoc(),
+                                           memrefOf(r.getType()), IntegerAttr()));
+      map(r, outs.back());
+    }
+    return launch(op->getLoc(), kind, std::move(config), ins, outs,
                   mnemonic(op));
   }
 
@@ -369,53 +372,31 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
     if (failed(addStep(std::move(st), op.getResult(0))))
       return failure();
   }
-  if (!mm && f.getNumResults() > 1) {
-    // Several results: `outputs` names the step each stores (a yielded
-    // region input gets a copy step).
-    std::vector<int64_t> outputs;
-    SmallVector<Value> targets;
-    for (Value yielded : f.getYield().getValues()) {
-      codegen::FusedStep::Arg y = ref.lookup(yielded);
-      if (y.input) {
-        codegen::FusedStep copy;
-        copy.op = "copy";
-        copy.args.push_back(y);
-        if (failed(addStep(std::move(copy), yielded)))
-          return failure();
-        y = ref.lookup(yielded);
-      }
-      outputs.push_back(y.index);
+  // Each result's stored step: a yielded region input (or, with one result,
+  // anything but the last step, which is what a single-output kernel stores)
+  // is copied into a step of its own.
+  const bool several = !mm && f.getNumResults() > 1;
+  std::vector<int64_t> outputs;
+  for (Value yielded : f.getYield().getValues()) {
+    codegen::FusedStep::Arg y = ref.lookup(yielded);
+    if (y.input || steps.empty() ||
+        (!several && y.index + 1 != static_cast<int>(steps.size()))) {
+      codegen::FusedStep copy;
+      copy.op = "copy";
+      copy.args.push_back(y);
+      if (failed(addStep(std::move(copy), yielded)))
+        return failure();
+      y = ref.lookup(yielded);
     }
-    for (Value r : f.getResults()) {
-      Value out = kern::AllocOp::create(b, f.getLoc(), memrefOf(r.getType()),
-                                        IntegerAttr());
-      map(r, out);
-      targets.push_back(out);
-    }
-    SmallVector<Value> ins;
-    for (Value v : elementwiseInputs)
-      ins.push_back(lookup(v));
+    outputs.push_back(y.index);
+  }
+  if (!mm) {
     Config c = cfg({{"program", str(codegen::printFusedProgram(steps))}});
-    c.set("outputs", codegen::ConfigValue::ofInts(outputs));
-    return launch(f.getLoc(), "fused_elementwise", std::move(c), ins, targets,
-                  "fusion");
+    if (several)
+      c.set("outputs", codegen::ConfigValue::ofInts(outputs));
+    return allocAndLaunch(f, "fused_elementwise", std::move(c),
+                          elementwiseInputs);
   }
-  // The stored value is the last step; a yield of anything else is copied.
-  Value yielded = f.getYield().getValues()[0];
-  codegen::FusedStep::Arg y = ref.lookup(yielded);
-  if (y.input || steps.empty() ||
-      y.index + 1 != static_cast<int>(steps.size())) {
-    codegen::FusedStep copy;
-    copy.op = "copy";
-    copy.args.push_back(y);
-    if (failed(addStep(std::move(copy), yielded)))
-      return failure();
-  }
-  if (!mm)
-    return allocAndLaunch(
-        f, "fused_elementwise",
-        cfg({{"program", str(codegen::printFusedProgram(steps))}}),
-        elementwiseInputs);
 
   // The product and its epilogue: rows of A (batch axes folded into M)
   // times B, every epilogue operand viewed on the [rows, N] output.
