@@ -781,7 +781,10 @@ void matmulImpl(const Tensor &a, const Tensor &b, Tensor &out,
   }
 }
 
-/// `t` (f32) with every element rounded to tf32 (graph.matmul's `tf32`).
+/// `t` (f32) with every element rounded to tf32: the operands of a matmul or
+/// gemm marked `tf32`. tf32 products are exact in f32, and the sum is taken
+/// in double and rounded once, as every float op here (the GPU's f32 sums
+/// differ only in order).
 Tensor roundedToTF32(const Tensor &t) {
   Tensor r = t;
   for (double &v : r.floats())
@@ -789,17 +792,8 @@ Tensor roundedToTF32(const Tensor &t) {
   return r;
 }
 
-/// With `tf32`, A and B (f32) are rounded to tf32 first; tf32 products are
-/// exact in f32, and their sum is computed in double and rounded once, as
-/// every float op here (the GPU's f32 sums differ only in order).
-Tensor evalMatMul(const Tensor &a0, const Tensor &b0,
-                  ArrayRef<int64_t> outShape, bool tf32 = false) {
-  std::optional<Tensor> ra, rb;
-  if (tf32) {
-    ra = roundedToTF32(a0);
-    rb = roundedToTF32(b0);
-  }
-  const Tensor &a = tf32 ? *ra : a0, &b = tf32 ? *rb : b0;
+Tensor evalMatMul(const Tensor &a, const Tensor &b,
+                  ArrayRef<int64_t> outShape) {
   SmallVector<int64_t> as(a.shape()), bs(b.shape());
   if (as.size() == 1)
     as.insert(as.begin(), 1);
@@ -839,14 +833,8 @@ std::vector<T> gemmProduct(const Tensor &a, const Tensor &b, bool transA,
   return c;
 }
 
-Tensor evalGemm(graph::GemmOp op, const Tensor &a0, const Tensor &b0,
+Tensor evalGemm(graph::GemmOp op, const Tensor &a, const Tensor &b,
                 const Tensor *c, ArrayRef<int64_t> outShape) {
-  std::optional<Tensor> ra, rb;
-  if (op.getTf32()) {
-    ra = roundedToTF32(a0);
-    rb = roundedToTF32(b0);
-  }
-  const Tensor &a = ra ? *ra : a0, &b = rb ? *rb : b0;
   bool ta = op.getTransA(), tb = op.getTransB();
   int64_t m = outShape[0], n = outShape[1];
   int64_t k = ta ? a.dim(0) : a.dim(1);
@@ -1307,9 +1295,15 @@ FailureOr<Tensor> evalGraphOp(Operation *op, ArrayRef<Tensor> in, DType outType,
       .Case(
           [&](graph::BatchNormOp b) -> Result { return evalBatchNorm(b, in); })
       .Case([&](graph::MatMulOp m) -> Result {
-        return evalMatMul(in[0], in[1], outShape, m.getTf32());
+        if (m.getTf32())
+          return evalMatMul(roundedToTF32(in[0]), roundedToTF32(in[1]),
+                            outShape);
+        return evalMatMul(in[0], in[1], outShape);
       })
       .Case([&](graph::GemmOp g) -> Result {
+        if (g.getTf32())
+          return evalGemm(g, roundedToTF32(in[0]), roundedToTF32(in[1]),
+                          in.size() > 2 ? &in[2] : nullptr, outShape);
         return evalGemm(g, in[0], in[1], in.size() > 2 ? &in[2] : nullptr,
                         outShape);
       })
