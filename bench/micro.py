@@ -13,6 +13,10 @@ PyTorch on the same GPU in one run.
              with the flash and cuDNN backends (torch.nn.attention.sdpa_kernel)
   eltwise    fused chain silu(x)*x + y, fp16, >= 256 MiB per tensor, vs eager and
              torch.compile; GB/s and fraction of the copy ceiling
+  eltwise-heads  silu(x)*x split into heads and transposed [B,S,H*D] ->
+             [B,H,S,D], plus y: one Kiln kernel through the reshape and
+             transpose (index maps), 256 MiB per tensor, vs eager and
+             torch.compile
   layernorm  LayerNormalization over the last axis, >= 256 MiB, vs F.layer_norm
   rmsnorm    RMSNorm written out as exporters do (w * x / sqrt(mean(x*x) + eps),
              raised to one kernel by kilnc -O3), >= 256 MiB, vs F.rms_norm
@@ -42,7 +46,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import common  # noqa: E402
 
-SECTIONS = ["copy", "gemm", "gemm-gelu", "attention", "eltwise", "layernorm", "rmsnorm", "softmax"]
+SECTIONS = ["copy", "gemm", "gemm-gelu", "attention", "eltwise", "eltwise-heads", "layernorm", "rmsnorm",
+            "softmax"]
+# eltwise-heads: B, S, H, D (B * S * H * D = ROWS * COLS).
+HEADS = (8, 4096, 32, 128)
 
 # (label, M, K, N): the zoo's GEMMs (rows = batch*seq) and two square ones.
 # --gemm-paths values and their kilnc flags: the matmul paths, and the wgmma
@@ -171,6 +178,18 @@ def onnx_eltwise(path, rows, cols, dtype):
                  [h.make_tensor_value_info("out", t, [rows, cols])])
 
 
+def onnx_eltwise_heads(path, b, s, hh, d, dtype):
+    np_, _, h = _onnx()
+    t = _dt(dtype)
+    nodes = [h.make_node("Sigmoid", ["x"], ["sg"]), h.make_node("Mul", ["x", "sg"], ["silu"]),
+             h.make_node("Mul", ["silu", "x"], ["m"]), h.make_node("Reshape", ["m", "heads"], ["r"]),
+             h.make_node("Transpose", ["r"], ["tr"], perm=[0, 2, 1, 3]), h.make_node("Add", ["tr", "y"], ["out"])]
+    heads = h.make_tensor("heads", 7, [4], [b, s, hh, d])  # INT64
+    return _save(path, nodes, [h.make_tensor_value_info("x", t, [b, s, hh * d]),
+                               h.make_tensor_value_info("y", t, [b, hh, s, d])],
+                 [h.make_tensor_value_info("out", t, [b, hh, s, d])], [heads])
+
+
 def onnx_layernorm(path, rows, cols, dtype):
     _, _, h = _onnx()
     from onnx import numpy_helper
@@ -231,6 +250,11 @@ def cases(only, gemm_dtypes=("fp16", "bf16")):
     if "eltwise" in only:
         out.append(("eltwise", f"silu(x)*x+y {ROWS}x{COLS}", "fp16",
                     lambda p: onnx_eltwise(p, ROWS, COLS, "fp16"), dict(bytes=3 * ROWS * COLS * 2)))
+    if "eltwise-heads" in only:
+        b, sq, hh, d = HEADS
+        out.append(("eltwise-heads", f"silu(x)*x heads^T+y {b}x{sq}x{hh}x{d}", "fp16",
+                    lambda p: onnx_eltwise_heads(p, b, sq, hh, d, "fp16"),
+                    dict(bytes=3 * b * sq * hh * d * 2, B=b, S=sq, H=hh, D=d)))
     if "layernorm" in only:
         out.append(("layernorm", f"layernorm {ROWS}x{COLS}", "fp16",
                     lambda p: onnx_layernorm(p, ROWS, COLS, "fp16"), dict(bytes=2 * ROWS * COLS * 2)))
@@ -274,6 +298,14 @@ def torch_fns(sec, facts, ins):
         eager = lambda: F.silu(x) * x + y  # noqa: E731
         comp = torch.compile(lambda x, y: F.silu(x) * x + y)
         return {"torch eager": eager, "torch.compile": lambda: comp(x, y)}
+    if sec == "eltwise-heads":
+        x, y = ins["x"], ins["y"]
+        shp = (facts["B"], facts["S"], facts["H"], facts["D"])
+
+        def heads(x, y):
+            return (F.silu(x) * x).reshape(shp).transpose(1, 2) + y
+        comp = torch.compile(heads)
+        return {"torch eager": lambda: heads(x, y), "torch.compile": lambda: comp(x, y)}
     if sec == "layernorm":
         g, b = ins["gamma"], ins["beta"]
         return {"F.layer_norm": lambda: F.layer_norm(ins["x"], (ins["x"].shape[-1],), g, b, 1e-5)}
@@ -393,14 +425,16 @@ def main(argv=None):
                 ins = load_inputs_torch(base + ".in.npz", dt, extra)
             else:  # torch side still runs, on its own random inputs
                 gen = {"gemm": ("a", "b"), "gemm-gelu": ("a", "b", "bias"), "attention": ("q", "k", "v"),
-                       "eltwise": ("x", "y")}.get(sec, ("x",))
+                       "eltwise": ("x", "y"), "eltwise-heads": ("x", "y")}.get(sec, ("x",))
                 ins = {}
                 for nme in gen:
                     if sec in ("gemm", "gemm-gelu"):
                         s = {"a": (facts["M"], facts["K"]), "b": (facts["K"], facts["N"]),
                              "bias": (facts["N"],)}[nme]
-                    elif sec == "attention":
+                    elif sec == "attention" or (sec == "eltwise-heads" and nme == "y"):
                         s = (facts["B"], facts["H"], facts["S"], facts["D"])
+                    elif sec == "eltwise-heads":
+                        s = (facts["B"], facts["S"], facts["H"] * facts["D"])
                     else:
                         s = (ROWS, COLS)
                     ins[nme] = torch.randn(s, device="cuda").to(

@@ -66,7 +66,12 @@
 //                literals (the model's one-element constants), the last one
 //                stored);
 //                every value indexed by the output's coordinates, inputs
-//                broadcast (numpy) to the output. Tuning: vec.
+//                broadcast (numpy) to the output; or, with `space` (extents
+//                of an iteration space of the output's element count, the
+//                outputs row-major over it) and `input_strides` (each
+//                input's strides over it, concatenated), each input read at
+//                sum(coord[k] * stride[k]): a region's reshapes and
+//                transposes. Tuning: vec.
 //
 // Every kind but reduce-"row", softmax-"row", layer_norm, matmul and attention
 // uses a grid-stride loop, so any grid is correct for it; the others need the

@@ -11,6 +11,7 @@
 #include "compiler/codegen/KernelSpec.h"
 #include "compiler/evaluator/Tensor.h"
 #include "compiler/lowering/SpecBridge.h"
+#include "dialects/graph/FusionMaps.h"
 #include "dialects/graph/GraphOps.h"
 #include "dialects/kernel/KernelOps.h"
 
@@ -364,6 +365,12 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
   for (Operation &op : body.without_terminator()) {
     if (&op == mm.getOperation())
       continue;
+    // Reshapes and transposes are the inputs' index maps (below): each
+    // value is computed at the iteration point, so they compute nothing.
+    if (graph::isIndexMapOp(&op)) {
+      ref[op.getResult(0)] = ref.lookup(op.getOperand(0));
+      continue;
+    }
     codegen::FusedStep st;
     st.op = isa<graph::ExpandOp>(op) ? "copy" : mnemonic(&op).str();
     st.attrs = elementwiseAttrs(&op);
@@ -394,6 +401,25 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
     Config c = cfg({{"program", str(codegen::printFusedProgram(steps))}});
     if (several)
       c.set("outputs", codegen::ConfigValue::ofInts(outputs));
+    if (llvm::any_of(body.without_terminator(),
+                     [](Operation &op) { return graph::isIndexMapOp(&op); })) {
+      // Each buffer input read through its strided map from the iteration
+      // space (the results are row-major over it).
+      SmallVector<Operation *> members;
+      for (Operation &op : body.without_terminator())
+        members.push_back(&op);
+      std::optional<graph::RegionMaps> maps = graph::computeRegionMaps(
+          members, SmallVector<Value>(f.getYield().getValues()));
+      if (!maps)
+        return f.emitError() << "has no index map for every value";
+      std::vector<int64_t> strides;
+      for (BlockArgument arg : body.getArguments())
+        if (ref.lookup(arg).input) // a buffer, not a literal
+          llvm::append_range(strides, maps->strides.lookup(arg));
+      c.set("space", codegen::ConfigValue::ofInts(
+                         std::vector<int64_t>(maps->space.begin(), maps->space.end())));
+      c.set("input_strides", codegen::ConfigValue::ofInts(std::move(strides)));
+    }
     return allocAndLaunch(f, "fused_elementwise", std::move(c),
                           elementwiseInputs);
   }

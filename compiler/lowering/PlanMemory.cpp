@@ -53,7 +53,8 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
   }
 
   /// Elementwise launches (`elementwise`, `fused_elementwise`) read each
-  /// input of the output's shape at the output's own index, every thread
+  /// input of the output's shape at the output's own index (unless explicit
+  /// `input_strides` say otherwise), every thread
   /// loading its elements before it stores them: such an output may take the
   /// bytes of an input that dies at that launch (its last use), when both are
   /// whole allocations of one size and element size and no other operand of
@@ -85,6 +86,27 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
         return;
       SmallVector<int64_t> pairs;
       SmallVector<bool> taken(launch.getInputs().size(), false);
+      // With explicit maps (a fused region's reshapes and transposes), only
+      // an input read row-major over the space is read at the output's index.
+      auto readsOwnIndex = [&](size_t k) {
+        auto space = dyn_cast_or_null<DenseI64ArrayAttr>(
+            launch.getConfig().get("space"));
+        auto strides = dyn_cast_or_null<DenseI64ArrayAttr>(
+            launch.getConfig().get("input_strides"));
+        if (!strides)
+          return true;
+        if (!space)
+          return false;
+        ArrayRef<int64_t> e = space.asArrayRef();
+        ArrayRef<int64_t> mine = strides.asArrayRef().slice(k * e.size(), e.size());
+        int64_t expect = 1;
+        for (int64_t d = static_cast<int64_t>(e.size()) - 1; d >= 0; --d) {
+          if (e[d] > 1 && mine[d] != expect)
+            return false;
+          expect *= e[d];
+        }
+        return true;
+      };
       for (auto [j, out] : llvm::enumerate(launch.getOutputs())) {
         int64_t o = wholeAlloc(out);
         if (o < 0 || buffers[o].first != here || buffers[o].host >= 0)
@@ -93,7 +115,8 @@ struct PlanMemoryPass : kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
         for (auto [k, in] : llvm::enumerate(launch.getInputs())) {
           int64_t i = wholeAlloc(in);
           auto inType = cast<MemRefType>(in.getType());
-          if (taken[k] || i < 0 || i == o || buffers[hostOf(i)].last != here ||
+          if (taken[k] || i < 0 || i == o || !readsOwnIndex(k) ||
+              buffers[hostOf(i)].last != here ||
               buffers[i].size != buffers[o].size ||
               inType.getShape() != outType.getShape() ||
               kern::bufferByteSize(inType) * outType.getNumElements() !=

@@ -1,9 +1,9 @@
 //===- Fusion.cpp - Group graph ops into fusion regions (kiln-fuse) -------===//
 //
 // Elementwise fusion: chains and trees of elementwise ops, casts and expands
-// become one `graph.fusion "elementwise"` region, lowered to one kernel that
-// reads each input once per output element and writes only the region's
-// result.
+// (and reshapes and transposes, as index maps) become one
+// `graph.fusion "elementwise"` region, lowered to one kernel that reads each
+// input once per output element and writes only the region's result.
 //
 // Grouping: ops are visited last to first. An op that may be fused joins the
 // group of its users when all of them are in one group and the cost model
@@ -24,6 +24,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/transforms/FoldConstants.h"
 #include "compiler/transforms/Passes.h"
+#include "dialects/graph/FusionMaps.h"
 #include "dialects/graph/GraphOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -62,8 +63,36 @@ struct FusionCostModel {
 
   /// `op` may be a member of an elementwise region.
   bool fusible(Operation *op) const {
-    return g::isElementwiseFusible(op) && op->getNumResults() == 1 &&
-           elements(op->getResult(0)) > 0;
+    if (op->getNumResults() != 1 || elements(op->getResult(0)) == 0)
+      return false;
+    if (g::isIndexMapOp(op))
+      return indexMaps && coalesced(op);
+    return g::isElementwiseFusible(op);
+  }
+
+  /// Reshapes and transposes join as index maps (`indexMaps`). A reshape
+  /// keeps every flat offset. A transpose's reads stay coalesced only when
+  /// its innermost output axis (of extent > 1) is the input's innermost, for
+  /// at least one 32-byte sector; other transposes are the tiled transpose
+  /// kernel's.
+  bool indexMaps = true;
+  bool coalesced(Operation *op) const {
+    auto t = dyn_cast<g::TransposeOp>(op);
+    if (!t)
+      return true;
+    auto innermost = [](ArrayRef<int64_t> shape) {
+      int64_t d = static_cast<int64_t>(shape.size()) - 1;
+      while (d >= 0 && shape[d] == 1)
+        --d;
+      return d;
+    };
+    ArrayRef<int64_t> out = t.getType().getShape();
+    int64_t d = innermost(out);
+    if (d < 0)
+      return true;
+    int64_t bits = t.getType().getElementTypeBitWidth();
+    return t.getPerm()[d] == innermost(t.getInput().getType().getShape()) &&
+           out[d] * bits >= 32 * 8;
   }
 
   /// Ops whose recomputation costs more than a few instructions.
@@ -90,6 +119,22 @@ struct FusionCostModel {
     return epilogues && mm && g::isFloatType(mm.getType().getElementType()) &&
            mm.getRhs().getType().getRank() == 2 &&
            mm.getLhs().getType().getRank() >= 2 && elements(mm.getResult()) > 0;
+  }
+
+  /// `op` may be a region's last op. A reshape there saves nothing (it is a
+  /// view either way) and would keep the chain before it from being a
+  /// matmul's epilogue: reshapes join only between members.
+  bool mayRoot(Operation *op) const { return !isa<g::ReshapeOp>(op); }
+
+  /// `op` would rather stay the epilogue of the matmul producing one of its
+  /// operands (its only user) than join a region with index maps, whose
+  /// matmul could then not join: a fused bias beats a fused transpose (which
+  /// a batched matmul or attention often reads for free anyway).
+  bool prefersEpilogue(Operation *op) const {
+    return llvm::any_of(op->getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && def->hasOneUse() && epilogueProducer(def);
+    });
   }
 
   /// An epilogue operand must index the flattened [rows, N] output: a
@@ -154,8 +199,13 @@ struct FusionCostModel {
   }
   bool multiOutput = true;
 
-  /// A group pays off as a region when it saves at least one launch.
-  bool worthARegion(size_t members) const { return members >= 2; }
+  /// A group pays off as a region when it saves at least one launch (a
+  /// reshape on its own is a view, no launch).
+  bool worthARegion(const llvm::SetVector<Operation *> &members) const {
+    return llvm::count_if(members, [](Operation *op) {
+             return !isa<g::ReshapeOp>(op);
+           }) >= 2;
+  }
 };
 
 class Fuser {
@@ -175,6 +225,7 @@ public:
         // The region's result is the product's type: the epilogue maps each
         // product element to one result element of the same dtype.
         if (group >= 0 && !groups[group].matmul && !groups[group].merged &&
+            !hasIndexMaps(groups[group].members) &&
             op->getResult(0).getType() == groups[group].root->getResult(0).getType()) {
           groupOf[op] = group;
           groups[group].members.insert(op);
@@ -185,16 +236,24 @@ public:
       if (!model.fusible(op))
         continue;
       int group = commonUserGroup(op);
-      // Nothing computes a matmul's operands inside its region.
+      // Nothing computes a matmul's operands inside its region, and an
+      // epilogue indexes the product's rows (no index maps).
       if (group >= 0 && groups[group].matmul &&
-          llvm::is_contained(op->getUsers(), groups[group].matmul))
+          (llvm::is_contained(op->getUsers(), groups[group].matmul) ||
+           g::isIndexMapOp(op)))
         group = -1;
-      if (group >= 0 && model.canJoin(op, groups[group].root)) {
+      if (group >= 0 && hasIndexMaps(groups[group].members) &&
+          model.prefersEpilogue(op))
+        group = -1;
+      if (group >= 0 && model.canJoin(op, groups[group].root) &&
+          mapsExist(groups[group].members, op)) {
         groupOf[op] = group;
         groups[group].members.insert(op);
         continue;
       }
       if (group < 0 && joinSeveral(op))
+        continue;
+      if (!model.mayRoot(op))
         continue;
       groupOf[op] = static_cast<int>(groups.size());
       groups.push_back({op, {}, nullptr});
@@ -207,7 +266,7 @@ public:
         grp.matmul = nullptr;
       }
     for (Group &grp : groups)
-      if (!grp.dead && model.worthARegion(grp.members.size())) {
+      if (!grp.dead && model.worthARegion(grp.members)) {
         outline(grp);
         ++made;
       }
@@ -267,7 +326,7 @@ private:
       if (cast<RankedTensorType>(r->getResult(0).getType()).getShape() != shape)
         return false;
     if (!model.mayShareKernel(op, targets.size(), external, shape) ||
-        !model.canJoin(op, groups[targets[0]].root))
+        !model.canJoin(op, groups[targets[0]].root) || !mapsExist(members))
       return false;
     Operation *last = results.front();
     for (Operation *r : results)
@@ -290,6 +349,29 @@ private:
     into.merged = true;
     groupOf[op] = targets[0];
     return true;
+  }
+
+  static bool hasIndexMaps(const llvm::SetVector<Operation *> &members) {
+    return llvm::any_of(members, [](Operation *m) { return g::isIndexMapOp(m); });
+  }
+
+  /// Whether `members` (and `extra`) as one region give every value one
+  /// index map (always so without reshapes and transposes).
+  static bool mapsExist(const llvm::SetVector<Operation *> &members,
+                        Operation *extra = nullptr) {
+    if (!hasIndexMaps(members) && !(extra && g::isIndexMapOp(extra)))
+      return true;
+    llvm::SetVector<Operation *> all = members;
+    if (extra)
+      all.insert(extra);
+    SmallVector<Operation *> ordered(all.begin(), all.end());
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    SmallVector<Value> results;
+    for (Operation *r : resultsOf(all))
+      results.push_back(r->getResult(0));
+    return g::computeRegionMaps(ordered, results).has_value();
   }
 
   /// The group every user of `op` belongs to, or -1.
@@ -428,6 +510,7 @@ struct FusePass : kiln::impl::FusePassBase<FusePass> {
     model.maxExpensiveRecompute = maxExpensiveRecompute;
     model.epilogues = epilogues;
     model.multiOutput = multiOutput;
+    model.indexMaps = indexMaps;
     for (func::FuncOp fn : getOperation().getOps<func::FuncOp>()) {
       if (fn.isExternal() || !llvm::hasSingleElement(fn.getBody()))
         continue;

@@ -85,11 +85,21 @@ def FusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     per value still needed outside, all of one shape, the shared values
     computed once. The region sits at its last result, so every outside user
     of a result must come after it.
+
+    With `index-maps`, reshapes and transposes join elementwise regions as
+    index maps (dialects/graph/FusionMaps.h): an elementwise chain through
+    them is one kernel, reading each input through its strided map. A
+    transpose joins only when its innermost output axis is the input's
+    innermost axis for at least 32 bytes (coalesced reads; others stay the
+    tiled transpose kernel), and every value must have one map.
   }];
   let options = [
     Option<"multiOutput", "multi-output", "bool", /*default=*/"true",
            "Merge regions that share a producer into one kernel with several "
            "results">,
+    Option<"indexMaps", "index-maps", "bool", /*default=*/"true",
+           "Fuse reshapes and transposes into elementwise regions as index "
+           "maps">,
     Option<"epilogues", "epilogues", "bool", /*default=*/"true",
            "Also fuse a linear layer's matmul with the elementwise ops after it "
            "(a \"matmul\" region: the product's epilogue)">,

@@ -1,5 +1,6 @@
 //===- GraphOps.cpp - Kiln graph dialect verifiers and folders ------------===//
 #include "dialects/graph/GraphOps.h"
+#include "dialects/graph/FusionMaps.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
@@ -856,6 +857,9 @@ LogicalResult FusionOp::verify() {
       return emitOpError() << "results must all have one shape, got " << t
                            << " besides " << getResult(0).getType();
   unsigned matmuls = 0;
+  bool indexMaps = getKind() == "elementwise" &&
+                   llvm::any_of(body.without_terminator(),
+                                [](Operation &op) { return isIndexMapOp(&op); });
   for (Operation &op : body.without_terminator()) {
     if (auto mm = dyn_cast<MatMulOp>(op); mm && getKind() == "matmul") {
       if (matmuls++)
@@ -873,9 +877,13 @@ LogicalResult FusionOp::verify() {
                   "result type";
       continue;
     }
+    if (indexMaps && isIndexMapOp(&op))
+      continue;
     if (!isElementwiseFusible(&op))
       return op.emitOpError() << "cannot be in an elementwise fusion region";
     for (Value v : op.getResults()) {
+      if (indexMaps)
+        break; // the region's maps below check every value
       ArrayRef<int64_t> s = cast<RankedTensorType>(v.getType()).getShape();
       FailureOr<SmallVector<int64_t>> b = broadcastShapes(s, shape);
       if (failed(b) || ArrayRef<int64_t>(*b) != shape)
@@ -886,6 +894,16 @@ LogicalResult FusionOp::verify() {
   }
   if (getKind() == "matmul" && matmuls == 0)
     return emitOpError() << "of kind 'matmul' holds no graph.matmul";
+  // With reshapes or transposes, values are not all indexed by the result's
+  // coordinates: each needs one strided map from the iteration space.
+  if (indexMaps) {
+    SmallVector<Operation *> members;
+    for (Operation &op : body.without_terminator())
+      members.push_back(&op);
+    if (!computeRegionMaps(members, SmallVector<Value>(yield.getValues())))
+      return emitOpError() << "has a value with no single index map through "
+                              "its reshapes and transposes";
+  }
   return success();
 }
 

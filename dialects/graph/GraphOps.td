@@ -636,7 +636,10 @@ def Graph_FusionOp : Graph_Op<"fusion", [IsolatedFromAbove, Pure,
 
     Kinds: `elementwise` (elementwise ops, casts and expands, each value
     indexed by the result's coordinates with numpy broadcasting: one kernel
-    reading every input once per output element); `matmul` (one
+    reading every input once per output element; with reshapes and
+    transposes among them, each value is read through its strided map from
+    the iteration space, dialects/graph/FusionMaps.h, and every value must
+    have exactly one); `matmul` (one
     `graph.matmul` of region inputs, rows times a 2-D matrix, followed by
     such elementwise ops on its result: the product's epilogue, one kernel).
     An elementwise region may have several results, all of one shape (each

@@ -327,6 +327,37 @@ def patterns():
         bhsd, [vi("q", F32, [2, 16, 4, 32]), vi("k", F32, [2, 16, 4, 32]), vi("v", F32, [2, 16, 4, 32]),
                vi("mask", F32, [2, 1, 1, 16])], [vi("out", F32, [2, 16, 4, 32])],
         [const("scale", np.float32(0.1767767))]), "no-attention"
+    # Reshapes and transposes inside elementwise regions (index maps): SiLU,
+    # split into heads, a per-head-dim bias, heads transposed, times y: one
+    # kernel reading x through a permuted map.
+    yield "index_maps_split_heads_f16", model(
+        [N("Sigmoid", ["x"], ["s"]), N("Mul", ["x", "s"], ["m"]), N("Reshape", ["m", "heads"], ["r"]),
+         N("Add", ["r", "b"], ["a"]), N("Transpose", ["a"], ["t"], perm=[0, 2, 1, 3]),
+         N("Mul", ["t", "y"], ["out"])],
+        [vi("x", F16, [2, 64, 256]), vi("y", F16, [2, 8, 64, 32])], [vi("out", F16, [2, 8, 64, 32])],
+        [const("heads", np.array([2, 64, 8, 32], np.int64)),
+         const("b", rng.standard_normal(32).astype(np.float16))]), 1
+    # Heads merged back: transpose then a reshape that joins two axes (the
+    # iteration space is refined to [2, 64, 8, 32]), a residual, tanh.
+    yield "index_maps_merge_heads_f32", model(
+        [N("Mul", ["x", "c"], ["xs"]), N("Transpose", ["xs"], ["t"], perm=[0, 2, 1, 3]),
+         N("Reshape", ["t", "merged"], ["r"]), N("Add", ["r", "res"], ["a"]), N("Tanh", ["a"], ["out"])],
+        [vi("x", F32, [2, 8, 64, 32]), vi("res", F32, [2, 64, 256])], [vi("out", F32, [2, 64, 256])],
+        [const("merged", np.array([2, 64, 256], np.int64)), const("c", np.float32(0.7))]), 1
+    # A transpose that moves the innermost axis stays the tiled transpose
+    # kernel: two regions, one on either side.
+    yield "index_maps_inner_transpose_stays", model(
+        [N("Exp", ["x"], ["e"]), N("Mul", ["e", "x"], ["m"]), N("Transpose", ["m"], ["t"], perm=[0, 2, 1]),
+         N("Add", ["t", "y"], ["a"]), N("Relu", ["a"], ["out"])],
+        [vi("x", F32, [2, 64, 48]), vi("y", F32, [2, 48, 64])], [vi("out", F32, [2, 48, 64])]), 2
+    # x read twice, directly and through the transpose: the scale feeding
+    # the transpose would give x a second map, so it stays outside (its
+    # result is read permuted) and the region holds transpose, add, relu.
+    yield "index_maps_two_views_of_input", model(
+        [N("Mul", ["x", "c"], ["xs"]), N("Transpose", ["xs"], ["t"], perm=[0, 2, 1, 3]),
+         N("Add", ["x", "t"], ["a"]), N("Relu", ["a"], ["out"])],
+        [vi("x", F16, [2, 16, 16, 32])], [vi("out", F16, [2, 16, 16, 32])],
+        [const("c", np.float16(0.5))]), 1
     del rng
 
 

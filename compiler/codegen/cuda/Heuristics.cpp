@@ -422,6 +422,53 @@ bool archAtLeast(const std::string &arch, int smVersion) {
   return i > 3 && v >= smVersion;
 }
 
+/// A fused_elementwise launch's explicit maps: `space` has the outputs'
+/// element count, `input_strides` one non-negative stride per input and axis
+/// of it, and no input is read past its last element.
+static bool explicitMapsValid(const LaunchSpec &s, std::string &why) {
+  if (!s.config.has("space")) {
+    why = "input_strides needs a space";
+    return false;
+  }
+  std::vector<int64_t> space = s.config.getInts("space"),
+                       strides = s.config.getInts("input_strides");
+  int64_t n = 1;
+  for (int64_t e : space) {
+    if (e < 1) {
+      why = "space extents must be positive";
+      return false;
+    }
+    n *= e;
+  }
+  if (n != s.outputs[0].numElements()) {
+    why = "space has " + std::to_string(n) + " elements, the output " +
+          std::to_string(s.outputs[0].numElements());
+    return false;
+  }
+  if (strides.size() != s.inputs.size() * space.size()) {
+    why = "input_strides needs " + std::to_string(space.size()) +
+          " strides per input";
+    return false;
+  }
+  for (size_t i = 0; i < s.inputs.size(); ++i) {
+    int64_t last = 0;
+    for (size_t k = 0; k < space.size(); ++k) {
+      int64_t st = strides[i * space.size() + k];
+      if (st < 0) {
+        why = "input_strides must not be negative";
+        return false;
+      }
+      last += st * (space[k] - 1);
+    }
+    if (last >= s.inputs[i].numElements()) {
+      why = "input " + std::to_string(i) + " is read past its " +
+            std::to_string(s.inputs[i].numElements()) + " elements";
+      return false;
+    }
+  }
+  return true;
+}
+
 bool configureLaunch(LaunchSpec &s, std::string &error,
                      const TargetOptions &target) {
   auto fail = [&](const std::string &msg) {
@@ -440,9 +487,14 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
 
   // Elementwise kinds: inputs broadcast to the output, a grid-stride loop.
   auto broadcastLaunch = [&]() {
-    for (const BufferSpec &in : s.inputs)
-      if (in.rank() > out.rank())
-        return fail("an input has a higher rank than the output");
+    if (s.kind == "fused_elementwise" && c.has("input_strides")) {
+      if (!explicitMapsValid(s, why))
+        return fail(why);
+    } else {
+      for (const BufferSpec &in : s.inputs)
+        if (in.rank() > out.rank())
+          return fail("an input has a higher rank than the output");
+    }
     IndexSpace space = collapse(broadcastSpace(s));
     if (!checkVec(s, space, why))
       return fail(why);

@@ -15,6 +15,24 @@ static StridedAccess contiguousAccess(const BufferSpec &b) {
 
 IndexSpace broadcastSpace(const LaunchSpec &spec) {
   IndexSpace s;
+  if (spec.config.has("input_strides")) {
+    // Explicit maps (a fused region's reshapes and transposes): the inputs'
+    // strides over `space`, the outputs row-major over it.
+    s.shape = spec.config.getInts("space");
+    std::vector<int64_t> all = spec.config.getInts("input_strides");
+    for (size_t i = 0; i < spec.inputs.size(); ++i) {
+      StridedAccess a = contiguousAccess(spec.inputs[i]);
+      a.strides.assign(all.begin() + i * s.shape.size(),
+                       all.begin() + (i + 1) * s.shape.size());
+      s.accesses.push_back(a);
+    }
+    for (const BufferSpec &o : spec.outputs) {
+      StridedAccess a = contiguousAccess(o);
+      a.strides = rowMajorStrides(s.shape);
+      s.accesses.push_back(a);
+    }
+    return s;
+  }
   const BufferSpec &out = spec.outputs[0];
   s.shape = out.shape;
   size_t rank = out.shape.size();

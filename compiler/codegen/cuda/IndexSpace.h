@@ -38,7 +38,9 @@ struct IndexSpace {
   int64_t numElements() const { return product(shape); }
 };
 
-/// The map of a broadcasting elementwise launch (numpy rules) or of expand.
+/// The map of a broadcasting elementwise launch (numpy rules) or of expand,
+/// or the explicit one of a fused_elementwise launch with `space` and
+/// `input_strides` (configureLaunch checked it).
 IndexSpace broadcastSpace(const LaunchSpec &spec);
 /// The map of a transpose (config "perm") or slice ("starts", "steps").
 IndexSpace transposeSpace(const LaunchSpec &spec);

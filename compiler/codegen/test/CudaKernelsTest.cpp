@@ -219,6 +219,31 @@ void buildCases() {
                                 "t0 = cast(i1) : bf16; t1 = sub(i0, t0) : bf16; t2 = exp(t1) : bf16"));
   }
 
+  // Explicit index maps (a region's reshape and transpose): x [2, 64, 256]
+  // split into 8 heads of 32 and read as [2, 8, 64, 32], plus a bias over
+  // the head dim; vectorized along the head dim.
+  {
+    LaunchSpec &h = add("fused_index_maps", "fused_elementwise",
+                        {buf(DType::F16, {2, 64, 256}), buf(DType::F16, {32})},
+                        buf(DType::F16, {2, 8, 64, 32}), 8);
+    h.config.set("program", ConfigValue::ofString(
+                                "t0 = sigmoid(i0) : f16; t1 = add(t0, i1) : f16"));
+    h.config.set("space", ConfigValue::ofInts({2, 8, 64, 32}));
+    h.config.set("input_strides",
+                 ConfigValue::ofInts({16384, 32, 256, 1, 0, 0, 0, 1}));
+    expect({"const int c1 = c_r % 8;"}, 0, 0);
+    // Maps that read past an input, or do not cover the output.
+    LaunchSpec past = h;
+    past.name = "fused_index_maps_past_end";
+    past.config.set("input_strides",
+                    ConfigValue::ofInts({16384, 32, 256, 1, 0, 0, 1, 1}));
+    rejects.push_back({past, "input 1 is read past its 32 elements"});
+    LaunchSpec small = h;
+    small.name = "fused_index_maps_small_space";
+    small.config.set("space", ConfigValue::ofInts({2, 8, 64, 16}));
+    rejects.push_back({small, "space has 16384 elements, the output 32768"});
+  }
+
   // RMSNorm: the layer_norm kernel without the mean pass.
   {
     LaunchSpec &r = add("rms_norm_f16", "layer_norm",

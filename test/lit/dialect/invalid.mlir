@@ -1360,6 +1360,37 @@ func.func @fusion_member_shape(%x: tensor<4x4xf32>, %y: tensor<4x1xf32>) -> tens
 
 // -----
 
+// x would be read both directly and transposed: no single index map.
+func.func @fusion_two_maps(%x: tensor<2x4x4x8xf32>) -> tensor<2x4x4x8xf32> {
+  // expected-error @+1 {{'graph.fusion' op has a value with no single index map through its reshapes and transposes}}
+  %0 = graph.fusion "elementwise"(%x) : (tensor<2x4x4x8xf32>) -> tensor<2x4x4x8xf32> {
+  ^bb0(%a: tensor<2x4x4x8xf32>):
+    %1 = graph.transpose %a {perm = array<i64: 0, 2, 1, 3>} : tensor<2x4x4x8xf32> -> tensor<2x4x4x8xf32>
+    %2 = graph.add %a, %1 : tensor<2x4x4x8xf32>, tensor<2x4x4x8xf32> -> tensor<2x4x4x8xf32>
+    graph.yield %2 : tensor<2x4x4x8xf32>
+  }
+  return %0 : tensor<2x4x4x8xf32>
+}
+
+// -----
+
+// A reshape the iteration space cannot be refined for: the transposed 4x6
+// viewed as 6x4 (a row of the result straddles rows of the transpose's 4x6
+// at offsets no axis split can follow).
+func.func @fusion_unrefinable_reshape(%x: tensor<6x4xf32>) -> tensor<6x4xf32> {
+  // expected-error @+1 {{'graph.fusion' op has a value with no single index map through its reshapes and transposes}}
+  %0 = graph.fusion "elementwise"(%x) : (tensor<6x4xf32>) -> tensor<6x4xf32> {
+  ^bb0(%a: tensor<6x4xf32>):
+    %1 = graph.neg %a : tensor<6x4xf32> -> tensor<6x4xf32>
+    %2 = graph.transpose %1 {perm = array<i64: 1, 0>} : tensor<6x4xf32> -> tensor<4x6xf32>
+    %3 = graph.reshape %2 : tensor<4x6xf32> -> tensor<6x4xf32>
+    graph.yield %3 : tensor<6x4xf32>
+  }
+  return %0 : tensor<6x4xf32>
+}
+
+// -----
+
 // A yield outside a fusion region.
 func.func @stray_yield(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'graph.yield' op expects parent op 'graph.fusion'}}

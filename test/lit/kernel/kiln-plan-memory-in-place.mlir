@@ -118,3 +118,36 @@ func.func @fused_view(%x: memref<32xf32> {kernel.input = 0 : i64},
 // RUN: %kilnc %t.onnx -O2 --emit=cuda | FileCheck %s --check-prefix=CUDA
 // MODEL: kernel.launch {{.*}}in_place = array<i64: 0, 0>, op = "relu"
 // CUDA: void {{.*}}(const float *in0, float *out0)
+
+// -----
+
+// A fused launch reading its input through a transposing map (explicit
+// input_strides) may not write over it: other threads still read elements
+// it would overwrite. The same launch reading row-major may.
+// CHECK-LABEL: func.func @transposed_read
+// CHECK: kernel.launch @t1 {{.*}}config = {input_strides = array<i64: 1, 16, 0, 0>
+// CHECK-NOT: in_place
+// CHECK: kernel.launch @t2 {{.*}}config = {in_place = array<i64: 0, 0>, input_strides = array<i64: 16, 1>
+func.func @transposed_read(%x: memref<16x16xf32> {kernel.input = 0 : i64},
+                           %y: memref<16x16xf32> {kernel.output = 0 : i64}) {
+  %a = kernel.alloc : memref<16x16xf32>
+  kernel.launch @t0 ins(%x : memref<16x16xf32>) outs(%a : memref<16x16xf32>)
+      {kind = "elementwise", config = {op = "relu", vec = 1 : i64},
+       grid = array<i64: 1, 1, 1>, block = array<i64: 256, 1, 1>}
+  %b = kernel.alloc : memref<16x16xf32>
+  kernel.launch @t1 ins(%a, %x : memref<16x16xf32>, memref<16x16xf32>) outs(%b : memref<16x16xf32>)
+      {kind = "fused_elementwise",
+       config = {input_strides = array<i64: 1, 16, 0, 0>, program = "t0 = add(i0, i1) : f32",
+                 space = array<i64: 16, 16>, vec = 1 : i64},
+       grid = array<i64: 1, 1, 1>, block = array<i64: 256, 1, 1>}
+  %c = kernel.alloc : memref<16x16xf32>
+  kernel.launch @t2 ins(%b : memref<16x16xf32>) outs(%c : memref<16x16xf32>)
+      {kind = "fused_elementwise",
+       config = {input_strides = array<i64: 16, 1>, program = "t0 = neg(i0) : f32",
+                 space = array<i64: 16, 16>, vec = 1 : i64},
+       grid = array<i64: 1, 1, 1>, block = array<i64: 256, 1, 1>}
+  kernel.launch @t3 ins(%c : memref<16x16xf32>) outs(%y : memref<16x16xf32>)
+      {kind = "elementwise", config = {op = "relu", vec = 1 : i64},
+       grid = array<i64: 1, 1, 1>, block = array<i64: 256, 1, 1>}
+  return
+}

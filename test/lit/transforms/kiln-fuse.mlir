@@ -2,6 +2,7 @@
 // RUN: kiln-opt %s --kiln-fuse --split-input-file | kiln-opt --split-input-file | FileCheck %s --check-prefix=ROUNDTRIP
 // RUN: kiln-opt %s --kiln-fuse=epilogues=false --split-input-file | FileCheck %s --check-prefix=NOEPI
 // RUN: kiln-opt %s --kiln-fuse=multi-output=false --split-input-file | FileCheck %s --check-prefix=SINGLE
+// RUN: kiln-opt %s --kiln-fuse=index-maps=false --split-input-file | FileCheck %s --check-prefix=NOMAPS
 // NOEPI-NOT: graph.fusion "matmul"
 
 // A chain becomes one region; the value x feeds two members.
@@ -240,4 +241,51 @@ func.func @shapes_differ(%x: tensor<4x8xf32>, %b: tensor<4x1xf32>) -> (tensor<4x
   %1 = graph.add %x, %0 : tensor<4x8xf32>, tensor<4x1xf32> -> tensor<4x8xf32>
   %2 = graph.neg %1 : tensor<4x8xf32> -> tensor<4x8xf32>
   return %0, %2 : tensor<4x1xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// Reshapes and transposes join as index maps: SiLU, split into heads,
+// heads transposed (the innermost axis stays innermost), times y.
+// CHECK-LABEL: func.func @split_heads
+//  CHECK-NEXT:   %[[F:.*]] = graph.fusion "elementwise"(%arg0, %arg1)
+//  CHECK-NEXT:   ^bb0
+//  CHECK-NEXT:     graph.sigmoid
+//  CHECK-NEXT:     graph.mul
+//  CHECK-NEXT:     graph.reshape
+//  CHECK-NEXT:     graph.transpose
+//  CHECK-NEXT:     graph.mul
+//  CHECK-NEXT:     graph.yield
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return %[[F]]
+// NOMAPS-LABEL: func.func @split_heads
+//  NOMAPS-NEXT:   graph.fusion "elementwise"(%arg0)
+//       NOMAPS:   graph.reshape
+//  NOMAPS-NEXT:   graph.transpose
+//  NOMAPS-NEXT:   graph.mul
+func.func @split_heads(%x: tensor<2x64x256xf16>, %y: tensor<2x8x64x32xf16>) -> tensor<2x8x64x32xf16> {
+  %0 = graph.sigmoid %x : tensor<2x64x256xf16> -> tensor<2x64x256xf16>
+  %1 = graph.mul %x, %0 : tensor<2x64x256xf16>, tensor<2x64x256xf16> -> tensor<2x64x256xf16>
+  %2 = graph.reshape %1 : tensor<2x64x256xf16> -> tensor<2x64x8x32xf16>
+  %3 = graph.transpose %2 {perm = array<i64: 0, 2, 1, 3>} : tensor<2x64x8x32xf16> -> tensor<2x8x64x32xf16>
+  %4 = graph.mul %3, %y : tensor<2x8x64x32xf16>, tensor<2x8x64x32xf16> -> tensor<2x8x64x32xf16>
+  return %4 : tensor<2x8x64x32xf16>
+}
+
+// -----
+
+// A transpose that moves the innermost axis (strided reads) stays outside;
+// a reshape alone is a view, no region.
+// CHECK-LABEL: func.func @inner_transpose_stays
+//  CHECK-NEXT:   graph.exp
+//  CHECK-NEXT:   graph.transpose
+//  CHECK-NEXT:   graph.reshape
+//  CHECK-NEXT:   graph.relu
+//  CHECK-NEXT:   return
+func.func @inner_transpose_stays(%x: tensor<64x48xf32>) -> tensor<3072xf32> {
+  %0 = graph.exp %x : tensor<64x48xf32> -> tensor<64x48xf32>
+  %1 = graph.transpose %0 {perm = array<i64: 1, 0>} : tensor<64x48xf32> -> tensor<48x64xf32>
+  %2 = graph.reshape %1 : tensor<48x64xf32> -> tensor<3072xf32>
+  %3 = graph.relu %2 : tensor<3072xf32> -> tensor<3072xf32>
+  return %3 : tensor<3072xf32>
 }
