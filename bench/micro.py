@@ -88,6 +88,10 @@ ATTN = [
     ("bert 32x128", 32, 12, 128, 64, False), ("gpt2 8x512 causal", 8, 12, 512, 64, True),
     ("llama 1x2048 causal", 1, 32, 2048, 64, True), ("vit 64x197", 64, 12, 197, 64, False),
     ("long 4x4096", 4, 16, 4096, 128, False),
+    # A finite causal mask (-1e4) stays a bias tensor read by every score,
+    # like the masks HF models compute from attention_mask: vs SDPA with
+    # that attn_mask.
+    ("gpt2 8x512 bias", 8, 12, 512, 64, "bias"),
 ]
 ROWS, COLS = 32768, 4096  # fp16: 256 MiB per tensor
 TOL = 2e-2
@@ -158,8 +162,15 @@ def onnx_attention(path, b, hh, s, d, causal, dtype):
     npdt = np.float16 if dtype == "fp16" else np.float32
     inits = [numpy_helper.from_array(np.array(1.0 / np.sqrt(d), dtype=npdt), "scale")]
     last = "s1"
-    if causal:
-        mask = np.triu(np.full((s, s), -1e4, dtype=npdt), 1)
+    if causal == "bias":
+        inits.append(numpy_helper.from_array(np.triu(np.full((s, s), -1e4, dtype=npdt), 1), "mask"))
+        nodes.append(h.make_node("Add", ["s1", "mask"], ["s2"]))
+        last = "s2"
+    elif causal:
+        # -inf above the diagonal: kilnc -O3 turns this constant into the
+        # kernel's `causal` (a finite mask would stay a bias), the
+        # counterpart of SDPA's is_causal.
+        mask = np.triu(np.full((s, s), -np.inf, dtype=npdt), 1)
         inits.append(numpy_helper.from_array(mask, "mask"))
         nodes.append(h.make_node("Add", ["s1", "mask"], ["s2"]))
         last = "s2"
@@ -246,7 +257,8 @@ def cases(only, gemm_dtypes=("fp16", "bf16")):
         for lab, b, hh, s, d, c in ATTN:
             out.append(("attention", lab, "fp16",
                         lambda p, b=b, hh=hh, s=s, d=d, c=c: onnx_attention(p, b, hh, s, d, c, "fp16"),
-                        dict(B=b, H=hh, S=s, D=d, causal=c, flops=4.0 * b * hh * s * s * d * (0.5 if c else 1))))
+                        dict(B=b, H=hh, S=s, D=d, causal=c, flops=4.0 * b * hh * s * s * d * (0.5 if c is True else 1),
+                             kilnc=("-O3",))))
     if "eltwise" in only:
         out.append(("eltwise", f"silu(x)*x+y {ROWS}x{COLS}", "fp16",
                     lambda p: onnx_eltwise(p, ROWS, COLS, "fp16"), dict(bytes=3 * ROWS * COLS * 2)))
@@ -287,6 +299,16 @@ def torch_fns(sec, facts, ins):
         from torch.nn.attention import SDPBackend, sdpa_kernel
         q, k, v, c = ins["q"], ins["k"], ins["v"], facts["causal"]
         out = {}
+        if c == "bias":
+            s = q.shape[-2]
+            mask = torch.triu(torch.full((s, s), -1e4, device=q.device, dtype=q.dtype), 1)
+            for nm, be in (("sdpa-efficient", SDPBackend.EFFICIENT_ATTENTION),
+                           ("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION)):
+                def f(be=be):
+                    with sdpa_kernel(be):
+                        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+                out[nm] = f
+            return out
         for nm, be in (("sdpa-flash", SDPBackend.FLASH_ATTENTION), ("sdpa-cudnn", SDPBackend.CUDNN_ATTENTION)):
             def f(be=be):
                 with sdpa_kernel(be):

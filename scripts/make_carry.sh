@@ -61,8 +61,8 @@ PY
 done
 # The fusion patterns (test/transforms/fusion_check.py: raised norms and
 # softmax, multi-output regions, epilogues, attention) as -O2 engines against
-# the evaluator's unfused -O1 result; half-precision ones at the fp16
-# tolerance.
+# the evaluator's unfused -O1 result (attention patterns at -O3 too);
+# half-precision ones at the fp16 tolerance.
 FC=$(mktemp -d)
 python3 "$ROOT/test/transforms/fusion_check.py" --kilnc "$BUILD/bin/kilnc" --work "$FC" > "$FC/log" 2>&1 ||
   { cat "$FC/log"; exit 1; }
@@ -73,6 +73,15 @@ for m in "$FC"/*.onnx; do
   "$BUILD/bin/kilnc" "$m" -O2 -o "$e.engine"
   cp "$FC/$n.inputs.npz" "$e.inputs.npz"
   cp "$FC/$n.O1.npz" "$e.ort.npz"
+  # Attention patterns also at -O3, where constant causal masks become
+  # `causal` (the kernel's masked and skipped key blocks).
+  case $n in
+    attention_*)
+      e3="$STAGE/engines/fc-$n-O3$suffix"
+      "$BUILD/bin/kilnc" "$m" -O3 -o "$e3.engine"
+      cp "$FC/$n.inputs.npz" "$e3.inputs.npz"
+      cp "$FC/$n.O1.npz" "$e3.ort.npz" ;;
+  esac
 done
 rm -rf "$FC"
 DATA=$(python3 -c "import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), 'backend/test/data/node'))")

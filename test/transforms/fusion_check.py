@@ -318,6 +318,17 @@ def patterns():
          const("seq", np.int64(16)), const("one", np.int64(1)),
          const("ax0", np.array([0], np.int64)), const("ax1", np.array([1], np.int64)),
          const("ninf", np.float16(-np.inf)), const("fzero", np.float16(0))]), "causal-attention"
+    # A longer causal case (a -inf constant mask over 200 keys, not a
+    # multiple of any key block): several query blocks, each reading the key
+    # blocks up to its diagonal, the last one partly past the keys.
+    causal200 = np.triu(np.full((200, 200), -np.inf, np.float16), 1)
+    yield "attention_causal_200_f16", model(
+        [N("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), N("MatMul", ["q", "kt"], ["s0"]),
+         N("Mul", ["s0", "scale"], ["s1"]), N("Add", ["s1", "mask"], ["s2"]),
+         N("Softmax", ["s2"], ["p"], axis=-1), N("MatMul", ["p", "v"], ["out"])],
+        [vi("q", F16, [2, 3, 200, 64]), vi("k", F16, [2, 3, 200, 64]), vi("v", F16, [2, 3, 200, 64])],
+        [vi("out", F16, [2, 3, 200, 64])],
+        [const("scale", np.float16(0.125)), const("mask", causal200)]), "causal-attention"
     yield "attention_rank3_bf16", model(
         [N("Transpose", ["k"], ["kt"], perm=[0, 2, 1]), N("MatMul", ["q", "kt"], ["s"]),
          N("Softmax", ["s"], ["p"], axis=2), N("MatMul", ["p", "v"], ["out"])],

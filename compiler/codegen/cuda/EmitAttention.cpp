@@ -136,7 +136,13 @@ bool emitAttention(const LaunchSpec &s, KernelSource &out,
      << lit(l.bias[3]) << "; }\n";
   os << "};\n\n";
   out.entry = "kiln_attention";
-  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
+  // Head dimensions up to 64: at most 128 registers a thread (the
+  // accumulators, scores and Q fragments fit), so 512 threads' worth of
+  // blocks share each SM. Larger heads need more than 128.
+  const int64_t minBlocks =
+      std::max(l.d, l.dv) <= 64 ? std::max<int64_t>(1, 512 / s.block[0]) : 1;
+  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ", "
+     << minBlocks << ") "
      << out.entry << "(" << kernelParams(s) << ") {\n";
   os << "  kiln::att::flash<P>(in0, in1, in2, "
      << (l.hasBias ? "in3" : "static_cast<const P::BT *>(nullptr)")

@@ -44,6 +44,14 @@ template <> __device__ __forceinline__ u32 pack2<bf16>(float lo, float hi) {
 
 __device__ __forceinline__ float neg_inf() { return -__int_as_float(0x7f800000); }
 
+/// 2^x with the SFU's approximation (2 ulp; denormal results flush to 0,
+/// which P's rounding to f16/bf16 mostly does anyway). exp2(-inf) = 0.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
 /// Zeroes N mma accumulator fragments.
 template <int N> __device__ __forceinline__ void zero(float (&f)[N][4]) {
 #pragma unroll
@@ -69,8 +77,13 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
   constexpr i64 NT_ALL = (P::SK + BN - 1) / BN;
   __shared__ alignas(16) u16 smem[SMEM];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const i64 z = blockIdx.x / MB, m0 = (blockIdx.x % MB) * BM;
-  if (z >= P::Z)
+  // Causal: the last query blocks read the most keys, so they go first
+  // (block i takes query block MB - 1 - i / Z of batch i % Z) and the short
+  // ones fill the tail of the grid.
+  const i64 z = P::CAUSAL ? blockIdx.x % P::Z : blockIdx.x / MB;
+  const i64 m0 =
+      (P::CAUSAL ? MB - 1 - blockIdx.x / P::Z : blockIdx.x % MB) * BM;
+  if (z >= P::Z || m0 < 0)
     return;
   // Key blocks this block reads: with CAUSAL the last holds key m0 + BM - 1.
   const i64 NT = P::CAUSAL && (m0 + BM - 1) / BN + 1 < NT_ALL
@@ -143,18 +156,34 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
         mm::mma_op<T>::run(s[j + 1], qf[kk], r[2], r[3]);
       }
 
-    // Scale, bias, out-of-range keys; the online softmax update.
+    // Scale, bias, out-of-range keys; the online softmax update. Only the
+    // last key block (SK not a multiple of BN) and, with CAUSAL, the blocks
+    // reaching past the block's first query need the mask (warp-uniform).
+    const bool mask = (P::SK % BN != 0 && n0 + BN > P::SK) ||
+                      (P::CAUSAL && n0 + BN - 1 > m0);
     float mx[2] = {neg_inf(), neg_inf()};
+    // The bias of this lane's first column in each of its two rows (rows
+    // past SQ read row SQ - 1: their scores are never stored); bias_off is
+    // linear, so the other columns are constant offsets from it.
+    const typename P::BT *brow[2];
+    const i64 c0 = n0 + (lane & 3) * 2;
+    if (P::HAS_BIAS)
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        brow[h] = bias + P::bias_off(z, row0 + h * 8 < P::SQ ? row0 + h * 8
+                                                             : P::SQ - 1,
+                                     c0);
 #pragma unroll
     for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int h = e >> 1;
-        const i64 r = row0 + h * 8, c = n0 + j * 8 + (lane & 3) * 2 + (e & 1);
+        const int dc = j * 8 + (e & 1); // column c0 + dc
         float x = s[j][e] * P::SCALE_LOG2;
-        if (P::HAS_BIAS && r < P::SQ && c < P::SK)
-          x += to_compute(bias[P::bias_off(z, r, c)]) * 1.4426950408889634f;
-        if (c >= P::SK || (P::CAUSAL && c > r))
+        if (P::HAS_BIAS && (!mask || c0 + dc < P::SK))
+          x += to_compute(brow[h][P::bias_off(0, 0, dc) - P::bias_off(0, 0, 0)]) *
+               1.4426950408889634f;
+        if (mask && (c0 + dc >= P::SK || (P::CAUSAL && c0 + dc > row0 + h * 8)))
           x = neg_inf();
         s[j][e] = x;
         mx[h] = fmaxf(mx[h], x);
@@ -167,7 +196,7 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
       const float mnew = fmaxf(mrow[h], mx[h]);
       // A row with every score -inf so far keeps base 0 (no inf - inf).
       const float base = mnew == neg_inf() ? 0.0f : mnew;
-      corr[h] = exp2f(mrow[h] - base);
+      corr[h] = fast_exp2(mrow[h] - base);
       mrow[h] = mnew;
       lrow[h] *= corr[h];
       mx[h] = base;
@@ -181,7 +210,7 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
     for (int j = 0; j < BN / 8; ++j)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const float p = exp2f(s[j][e] - mx[e >> 1]);
+        const float p = fast_exp2(s[j][e] - mx[e >> 1]);
         s[j][e] = p;
         lrow[e >> 1] += p;
       }
