@@ -38,14 +38,20 @@ bool configureAttention(LaunchSpec &s, std::string &error) {
     return fail("the output must be 4-byte aligned");
   Config &c = s.config;
   const int64_t batches = l.b0 * l.b1;
-  // 8 warps (128 rows) only where that still makes two blocks per SM of an
-  // H200, 2 warps (32 rows) where 64 rows would leave most of its 132 SMs
-  // idle (BERT / GPT-2 at batch 1, 12 heads x 128 queries: 0.649 / 0.646 ms
-  // vs 0.658 / 0.658 with 64 rows, H200 bench run-203254 vs run-202745);
-  // keys per step so two K/V stages fit in 48 KiB of static shared memory.
+  // 4 warps (64 rows) by default; 8 (128 rows) only for long sequences
+  // (1024+ queries) with heads up to 64, and 2 (32 rows) where 64 rows would
+  // leave most of the H200's 132 SMs idle (BERT / GPT-2 at batch 1, 12 heads
+  // x 128 queries: 0.649 / 0.646 ms vs 0.658 / 0.658 with 64 rows, bench
+  // run-203254 vs run-202745). Every block shape timed on the H200
+  // (bench/attention_sweep.sh, results attention-sweep-141700.txt): 64 rows
+  // was best or within 5% at BERT 32x128, GPT-2 8x512 (causal or with a
+  // bias), ViT 64x197 and 4x4096 with 128-wide heads; 128 rows best only at
+  // Llama 1x2048 causal. Keys per step so two K/V stages fit in 48 KiB of
+  // static shared memory.
   if (!c.has("block_m"))
     c.set("block_m", ConfigValue::ofInt(
-                         l.sq >= 128 && batches * ceilDiv(l.sq, 128) >= 264
+                         l.sq >= 1024 && std::max(l.d, l.dv) <= 64 &&
+                                 batches * ceilDiv(l.sq, 128) >= 264
                              ? 128
                          : batches * ceilDiv(l.sq, 64) < 132 ? 32
                                                              : 64));
