@@ -54,7 +54,7 @@ def patterns():
     and matmul folded into it and any mask kept as its bias (not `causal`),
     "gqa-attention" for that with K and V read unrepeated (q_per_kv, no
     Expand left), "causal-attention" for one whose constant causal mask
-    became `causal` at -O3 (no bias left) but not at -O2,
+    became `causal` at -O2 and -O3 (no bias left),
     "causal-gqa-attention" for both, or "no-attention"
     for none at -O3)."""
     yield "silu_mul_add_f16", model(
@@ -305,8 +305,8 @@ def patterns():
     BF16 = TensorProto.BFLOAT16
     # GPT-2's causal mask as HF computes it, Where(Less(col, row)... as
     # Range/Unsqueeze/Less/Where over constants, -inf above the diagonal:
-    # folded to a constant, it becomes `causal` at -O3 (bitwise the same:
-    # exp(-inf) = 0 either way) and stays a bias at -O2.
+    # folded to a constant, it becomes `causal` at -O2 and -O3 (bitwise the
+    # same: exp(-inf) = 0 either way).
     yield "attention_gpt2_causal_f16", model(
         [N("Range", ["zero", "seq", "one"], ["r"]),
          N("Unsqueeze", ["r", "ax1"], ["rows"]), N("Unsqueeze", ["r", "ax0"], ["cols"]),
@@ -451,7 +451,7 @@ def main():
                 causal = re.search(r"graph\.attention %[^ ,]+, %[^ ,]+, %[^ ,]+ \{causal",
                                    r.stdout) is not None
                 causal2 = "{causal" in run([a.kilnc, path, "-O2", "--emit=graph"]).stdout
-                if causal2 or causal != regions.startswith("causal-"):
+                if causal2 != causal or causal != regions.startswith("causal-"):
                     folded = False
                 if r.returncode or (regions != "no-attention" and (na != 1 or not folded)) or \
                         (regions == "no-attention" and na):
@@ -482,8 +482,8 @@ def main():
             passed += 1
             what = "1 graph.attention" if regions == "attention" else \
                 "1 graph.attention with q_per_kv" if regions == "gqa-attention" else \
-                "1 causal graph.attention (a bias at -O2)" if regions == "causal-attention" else \
-                "1 causal graph.attention with q_per_kv (a bias at -O2)" \
+                "1 causal graph.attention (-O2 and -O3)" if regions == "causal-attention" else \
+                "1 causal graph.attention with q_per_kv (-O2 and -O3)" \
                 if regions == "causal-gqa-attention" else \
                 "no graph.attention" if regions == "no-attention" else \
                 "1 matmul region" if regions == "matmul" else \
