@@ -73,8 +73,8 @@ for m in "$FC"/*.onnx; do
   "$BUILD/bin/kilnc" "$m" -O2 -o "$e.engine"
   cp "$FC/$n.inputs.npz" "$e.inputs.npz"
   cp "$FC/$n.O1.npz" "$e.ort.npz"
-  # Attention patterns also at -O3, where constant causal masks become
-  # `causal` (the kernel's masked and skipped key blocks).
+  # Attention patterns also at -O3, where new attention rewrites start
+  # before they join -O2 (Pipeline.cpp).
   case $n in
     attention_*)
       e3="$STAGE/engines/fc-$n-O3$suffix"
