@@ -17,7 +17,9 @@
 //   softmax of such a row is); CAUSAL: query i sees key j only when j <= i
 //   (SQ == SK): a block reads the key blocks up to the one holding key
 //   m0 + BM - 1, masks j > i there, and skips the rest (their exp() would
-//   all be 0).
+//   all be 0); the grid runs the longest query blocks first.
+// Only key blocks that reach past SK or (CAUSAL) past the block's first
+// query are masked; the others skip the per-score index math.
 // A block takes BM query rows of one batch: its warps keep their Q
 // fragments in registers, stream K and V tiles through shared memory (two
 // stages with cp.async when KV_VEC), and keep the running row maximum and
