@@ -61,7 +61,8 @@ PY
 done
 # The fusion patterns (test/transforms/fusion_check.py: raised norms and
 # softmax, multi-output regions, epilogues, attention) as -O2 engines against
-# the evaluator's unfused -O1 result (attention patterns at -O3 too);
+# the evaluator's unfused -O1 result (attention and GELU patterns at -O3
+# too);
 # half-precision ones at the fp16 tolerance.
 FC=$(mktemp -d)
 python3 "$ROOT/test/transforms/fusion_check.py" --kilnc "$BUILD/bin/kilnc" --work "$FC" > "$FC/log" 2>&1 ||
@@ -73,10 +74,10 @@ for m in "$FC"/*.onnx; do
   "$BUILD/bin/kilnc" "$m" -O2 -o "$e.engine"
   cp "$FC/$n.inputs.npz" "$e.inputs.npz"
   cp "$FC/$n.O1.npz" "$e.ort.npz"
-  # Attention patterns also at -O3, where new attention rewrites start
+  # Attention and GELU patterns also at -O3, where new rewrites start
   # before they join -O2 (Pipeline.cpp).
   case $n in
-    attention_*)
+    attention_* | *gelu*)
       e3="$STAGE/engines/fc-$n-O3$suffix"
       "$BUILD/bin/kilnc" "$m" -O3 -o "$e3.engine"
       cp "$FC/$n.inputs.npz" "$e3.inputs.npz"

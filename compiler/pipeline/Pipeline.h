@@ -20,6 +20,7 @@ struct OptLevelConfig {
                    ///< read out of fused projections by the attention
   bool causal;     ///< kiln-raise-attention causal: a constant causal mask
                    ///< becomes `causal` (fully masked key blocks skipped)
+  bool gelu;       ///< kiln-raise-gelu: written-out GELU -> graph.gelu
   const char *summary;
 };
 

@@ -130,6 +130,21 @@ def RaiseNormsPass : Pass<"kiln-raise-norms", "mlir::ModuleOp"> {
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }
 
+def RaiseGeluPass : Pass<"kiln-raise-gelu", "mlir::ModuleOp"> {
+  let summary = "replace written-out GELU (erf or tanh form) by graph.gelu";
+  let description = [{
+    Matches `x * 0.5 * (1 + erf(x / sqrt(2)))` and
+    `0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))` as exporters
+    write them (the half on either factor, x / sqrt(2) or x * (1/sqrt(2)),
+    x^3 as Pow or products, commutative operands in either order, constants
+    equal as the element type holds them), every intermediate used once,
+    and replaces the chain by one `graph.gelu` computed in f32 and rounded
+    once. Not bitwise the written-out result: fewer roundings and the exact
+    constants.
+  }];
+  let dependentDialects = ["kiln::graph::GraphDialect"];
+}
+
 def MergeSiblingsPass : Pass<"kiln-merge-siblings", "mlir::ModuleOp"> {
   let summary = "merge linear layers of one input (Q, K, V) into one matmul";
   let description = [{

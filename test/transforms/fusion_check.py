@@ -55,7 +55,10 @@ def patterns():
     "gqa-attention" for that with K and V read unrepeated (q_per_kv, no
     Expand left), "causal-attention" for one whose constant causal mask
     became `causal` at -O2 and -O3 (no bias left),
-    "causal-gqa-attention" for both, or "no-attention"
+    "causal-gqa-attention" for both, "gelu" / "gelu-matmul" for a written-out
+    GELU raised to one graph.gelu at -O3 (alone / in one matmul-epilogue
+    region; -O2 bitwise, -O3 within 1e-6 relative, f16 1e-3: computed in f32
+    and rounded once), or "no-attention"
     for none at -O3)."""
     yield "silu_mul_add_f16", model(
         [N("Sigmoid", ["x"], ["s"]), N("Mul", ["x", "s"], ["m"]), N("Mul", ["m", "x"], ["mm"]),
@@ -69,7 +72,7 @@ def patterns():
         [const("w", np.random.default_rng(1).standard_normal((16, 32)).astype(np.float32)),
          const("b", np.random.default_rng(2).standard_normal(32).astype(np.float32)),
          const("sq2", np.float32(1.4142135)), const("one", np.float32(1.0)),
-         const("half", np.float32(0.5))]), "matmul"
+         const("half", np.float32(0.5))]), "gelu-matmul"
     yield "linear_bias_residual_f16", model(
         [N("MatMul", ["x", "w"], ["mm"]), N("Add", ["mm", "b"], ["h"]), N("Add", ["h", "x"], ["out"])],
         [vi("x", F16, [2, 8, 16])], [vi("out", F16, [2, 8, 16])],
@@ -338,6 +341,15 @@ def patterns():
         bhsd, [vi("q", F32, [2, 16, 4, 32]), vi("k", F32, [2, 16, 4, 32]), vi("v", F32, [2, 16, 4, 32]),
                vi("mask", F32, [2, 1, 1, 16])], [vi("out", F32, [2, 16, 4, 32])],
         [const("scale", np.float32(0.1767767))]), "no-attention"
+    # GPT-2's tanh GELU in f16 with the cube written as products and the
+    # constants as f16 holds them: one graph.gelu at -O3.
+    yield "gelu_tanh_cube_f16", model(
+        [N("Mul", ["x", "x"], ["sq"]), N("Mul", ["sq", "x"], ["cube"]), N("Mul", ["k", "cube"], ["kc"]),
+         N("Add", ["x", "kc"], ["s"]), N("Mul", ["s", "c"], ["b"]), N("Tanh", ["b"], ["t"]),
+         N("Add", ["one", "t"], ["u"]), N("Mul", ["x", "half"], ["h"]), N("Mul", ["h", "u"], ["out"])],
+        [vi("x", F16, [64, 96])], [vi("out", F16, [64, 96])],
+        [const("k", np.float16(0.044715)), const("c", np.float16(0.7978845608)),
+         const("one", np.float16(1.0)), const("half", np.float16(0.5))]), "gelu"
     # Reshapes and transposes inside elementwise regions (index maps): SiLU,
     # split into heads, a per-head-dim bias, heads transposed, times y: one
     # kernel reading x through a permuted map.
@@ -424,12 +436,13 @@ def main():
                     got = other.get(k)
                     if got is None or got.dtype != ref.dtype or got.shape != ref.shape:
                         why = f"output {k} missing or of another dtype/shape at {level}"
-                    elif regions in ("rms", "ln", "gemm", "softmax", "log_softmax"):
+                    elif regions in ("rms", "ln", "gemm", "softmax", "log_softmax") or \
+                            (regions in ("gelu", "gelu-matmul") and level == "-O3"):
                         tol = 1e-6 if ref.dtype == np.float32 else 1e-3
                         rel = float(np.max(np.abs(got.astype(np.float64) - ref))) / \
                             float(np.max(np.abs(ref)))
                         if rel > tol:
-                            why = f"output {k} differs at -O3 by {rel:.3g} of its max"
+                            why = f"output {k} differs at {level} by {rel:.3g} of its max"
                     elif not np.array_equal(got.view(np.uint8), ref.view(np.uint8)):
                         why = f"output {k} differs at {level}: {int((got != ref).sum())} elements"
                     elif not ref.view(np.uint8).any():
@@ -466,6 +479,13 @@ def main():
                         "rms" in r.stdout or "graph.reduce_mean" in r.stdout:
                     why = f"expected one layer_norm (not rms) and no regions at -O2 ({n2}) and " \
                           f"-O3 ({n})"
+            elif regions in ("gelu", "gelu-matmul"):
+                # -O3 raises the written-out GELU: one graph.gelu, in the
+                # matmul's epilogue region for gelu-matmul, else alone.
+                want = (1, 1) if regions == "gelu-matmul" else (0, 0)
+                if r.returncode or (n, nm) != want or r.stdout.count("graph.gelu ") != 1 or \
+                        any(f"graph.{o} " in r.stdout for o in ("erf", "tanh", "pow")):
+                    why = f"expected one graph.gelu and {want[0]} regions at -O3 ({n}, {nm} matmul)"
             elif regions in ("softmax", "log_softmax"):
                 if r.returncode or n or n2 or r.stdout.count(f"graph.{regions} ") != 1 or \
                         any(f"graph.{o} " in r.stdout for o in ("exp", "reduce_sum", "reduce_max")):
@@ -487,6 +507,8 @@ def main():
                 if regions == "causal-gqa-attention" else \
                 "no graph.attention" if regions == "no-attention" else \
                 "1 matmul region" if regions == "matmul" else \
+                "1 graph.gelu in 1 matmul region at -O3" if regions == "gelu-matmul" else \
+                "1 graph.gelu at -O3" if regions == "gelu" else \
                 "Gemm split into 1 matmul region" if regions == "gemm" else \
                 "layer_norm {rms}" if regions == "rms" else \
                 "layer_norm" if regions == "ln" else \
@@ -494,7 +516,8 @@ def main():
                 f"{regions} region{'s' if regions > 1 else ''}"
             how = "-O2 and -O3 within 1e-6 (f16: 1e-3)" \
                 if regions in ("rms", "ln", "gemm", "softmax", "log_softmax") \
-                else "-O2 and -O3 bitwise"
+                else "-O2 bitwise, -O3 within 1e-6 (f16: 1e-3)" \
+                if regions in ("gelu", "gelu-matmul") else "-O2 and -O3 bitwise"
             print(f"PASS {name}: {what}; {how} of -O1")
     print(f"fusion_check: {passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
