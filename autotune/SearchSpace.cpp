@@ -134,7 +134,7 @@ const std::set<std::string> &tuningKeys(const std::string &kind) {
        {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n",
         "stage_out", "stages", "split_k", "warpgroups", "tma", "group_m",
         "pingpong"}},
-      {"attention", {"block_m", "block_n"}},
+      {"attention", {"variant", "block_m", "block_n"}},
       {"softmax", {"variant", "block_size"}},
       {"reduce", {"variant", "block_size"}},
       {"layer_norm", {"block_size"}},
@@ -165,7 +165,13 @@ std::vector<TuningConfig> searchSpace(const std::string &kind,
     for (int64_t bm : max ? std::vector<int64_t>{32, 64, 128}
                           : std::vector<int64_t>{64, 128})
       for (int64_t bn : {32, 64})
-        out.push_back({{"block_m", str(bm)}, {"block_n", str(bn)}});
+        out.push_back({{"variant", "mma"},
+                       {"block_m", str(bm)},
+                       {"block_n", str(bn)}});
+    // The wgmma kernel (64 x 64 blocks; configureAttention rejects heads
+    // other than 64 or 128 wide).
+    if (arch == "sm_90" || arch == "sm_90a")
+      out.push_back({{"variant", "wgmma"}, {"block_m", "64"}, {"block_n", "64"}});
   } else if (kind == "softmax") {
     for (int64_t t : rowTeams(level))
       out.push_back({{"variant", "row"}, {"block_size", str(t)}});

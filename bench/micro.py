@@ -30,8 +30,12 @@ With --gemm-paths auto,wgmma every gemm also runs through kilnc
 --matmul-path=wgmma (side "kiln-wgmma"), on the first run's inputs and
 checked the same way, so one run checks and times both paths at every shape.
 
+With --attention-paths auto,att-wgmma every attention case also runs the
+wgmma attention kernel (kilnc --set=attention.variant=wgmma, side
+"kiln-att-wgmma"), checked against PyTorch the same way.
+
 Usage: micro.py [--only gemm,attention] [--runs 100] [--bin DIR] [--work DIR]
-                [--gemm-paths auto,wgmma]
+                [--gemm-paths auto,wgmma] [--attention-paths auto,att-wgmma]
        micro.py --emit-onnx DIR     only write the ONNX models (no torch, no GPU)
 Writes bench/results/<date>-<gpu>/micro-<time>.{json,md}.
 """
@@ -57,6 +61,9 @@ HEADS = (8, 4096, 32, 128)
 PATH_FLAGS = {
     "auto": (), "mma": ("--matmul-path=mma",), "wgmma": ("--matmul-path=wgmma",),
     "simt": ("--matmul-path=simt",),
+    # The attention section's kernels (--attention-paths): the wgmma one
+    # (attention_sm90.cuh, never chosen by default).
+    "att-wgmma": ("--set=attention.variant=wgmma",),
     "wgmma-async": ("--matmul-path=wgmma", "--set=matmul.tma=false"),
     # The TMA kernel's ping-pong schedule on 128 x 128 tiles (two consumer
     # warpgroups taking turns), and the cooperative one on the same tiles.
@@ -376,6 +383,9 @@ def main(argv=None):
                    help="kilnc --matmul-path values for the gemm section, comma-separated (auto, mma, "
                         "wgmma, simt, wgmma-async: wgmma's cp.async kernel): the first is side 'kiln', "
                         "each other one a side 'kiln-<path>'")
+    p.add_argument("--attention-paths", default="auto",
+                   help="the attention section's kernels, comma-separated (auto, att-wgmma): the first "
+                        "is side 'kiln', each other one a side 'kiln-<path>', checked and timed the same")
     p.add_argument("--gemm-dtypes", default="fp16,bf16",
                    help="dtypes of the gemm section (fp16, bf16, tf32: f32 operands on tensor cores)")
     a = p.parse_args(argv)
@@ -385,6 +395,9 @@ def main(argv=None):
     gemm_paths = [x for x in a.gemm_paths.split(",") if x]
     if not gemm_paths or any(x not in PATH_FLAGS for x in gemm_paths):
         p.error("--gemm-paths takes " + ", ".join(PATH_FLAGS) + ", comma-separated")
+    attention_paths = [x for x in a.attention_paths.split(",") if x]
+    if not attention_paths or any(x not in ("auto", "att-wgmma") for x in attention_paths):
+        p.error("--attention-paths takes auto and/or att-wgmma, comma-separated")
     only = [s for s in a.only.split(",") if s]
     for s in only:
         if s not in SECTIONS:
@@ -425,7 +438,8 @@ def main(argv=None):
         base = os.path.join(a.work, fname(sec, lab, dt))
         try:
             onnx_path = build(base + ".onnx")
-            paths = gemm_paths if sec in ("gemm", "gemm-gelu") else ["auto"]
+            paths = gemm_paths if sec in ("gemm", "gemm-gelu") else \
+                attention_paths if sec == "attention" else ["auto"]
 
             def flags(path):
                 return tuple(facts.get("kilnc", ())) + PATH_FLAGS[path]

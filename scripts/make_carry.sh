@@ -81,7 +81,16 @@ for m in "$FC"/*.onnx; do
       e3="$STAGE/engines/fc-$n-O3$suffix"
       "$BUILD/bin/kilnc" "$m" -O3 -o "$e3.engine"
       cp "$FC/$n.inputs.npz" "$e3.inputs.npz"
-      cp "$FC/$n.O1.npz" "$e3.ort.npz" ;;
+      cp "$FC/$n.O1.npz" "$e3.ort.npz"
+      # The wgmma attention kernel (attention_sm90.cuh, not chosen by
+      # default), where its head dimensions allow it.
+      ew="$STAGE/engines/fc-$n-wgmma$suffix"
+      case $n in attention_*)
+        if "$BUILD/bin/kilnc" "$m" -O3 --set=attention.variant=wgmma -o "$ew.engine" 2>/dev/null; then
+          cp "$FC/$n.inputs.npz" "$ew.inputs.npz"
+          cp "$FC/$n.O1.npz" "$ew.ort.npz"
+        fi ;;
+      esac ;;
   esac
 done
 rm -rf "$FC"

@@ -193,10 +193,14 @@ TEST(SearchSpace, SizesAndOrder) {
     EXPECT_NE(std::find(max90.begin(), max90.end(), c), max90.end())
         << printConfig(c);
   EXPECT_EQ(max90, searchSpace("matmul", SearchLevel::Max, "sm_90"));
+  // Attention: the mma kernel's block shapes, then the wgmma kernel (sm_90
+  // only).
   const auto att = searchSpace("attention", SearchLevel::Max, "sm_90");
-  EXPECT_EQ(att.size(), 6u);
-  EXPECT_EQ(printConfig(att.front()), "block_m=32 block_n=32");
-  EXPECT_EQ(searchSpace("attention", SearchLevel::Default, "sm_90").size(), 4u);
+  EXPECT_EQ(att.size(), 7u);
+  EXPECT_EQ(printConfig(att.front()), "block_m=32 block_n=32 variant=mma");
+  EXPECT_EQ(printConfig(att.back()), "block_m=64 block_n=64 variant=wgmma");
+  EXPECT_EQ(searchSpace("attention", SearchLevel::Default, "sm_90").size(), 5u);
+  EXPECT_EQ(searchSpace("attention", SearchLevel::Max, "sm_80").size(), 6u);
   EXPECT_FALSE(searchSpace("layer_norm", SearchLevel::Default, "sm_90").empty());
   EXPECT_TRUE(searchSpace("batch_norm", SearchLevel::Max, "sm_90").empty());
   // Every candidate sets only tuning keys of its kind.

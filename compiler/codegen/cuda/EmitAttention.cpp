@@ -15,6 +15,20 @@ namespace kiln::codegen::cuda {
 
 namespace {
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// 16-byte loads: every row start a multiple of 8 elements from a 16-byte
+/// aligned buffer.
+bool rowsVec(const BufferSpec &b, const std::array<int64_t, 4> &st,
+             int64_t offset) {
+  return b.alignment % 16 == 0 && st[0] % 8 == 0 && st[1] % 8 == 0 &&
+         st[2] % 8 == 0 && offset % 8 == 0;
+}
+
+/// Dynamic shared memory of the wgmma variant (attention_sm90.cuh's
+/// wgmma_attention_smem): alignment, Q, two stages of K and V.
+int64_t wgmmaSmem(const AttentionLayout &l) {
+  return 1024 + 64 * l.d * 2 + 2 * (64 * l.d * 2 + 64 * l.dv * 2);
+}
 } // namespace
 
 bool configureAttention(LaunchSpec &s, std::string &error) {
@@ -38,6 +52,27 @@ bool configureAttention(LaunchSpec &s, std::string &error) {
     return fail("the output must be 4-byte aligned");
   Config &c = s.config;
   const int64_t batches = l.b0 * l.b1;
+  // variant "wgmma" (attention_sm90.cuh; sm_90, not yet run on a GPU, so
+  // never chosen by default): one warpgroup per 64 query rows, 64 keys per
+  // step, head dimensions 64 or 128, 16-byte aligned rows.
+  const std::string variant = c.getString("variant", "mma");
+  if (variant == "wgmma") {
+    if ((l.d != 64 && l.d != 128) || (l.dv != 64 && l.dv != 128))
+      return fail("the wgmma variant takes head dimensions of 64 or 128");
+    if (!rowsVec(s.inputs[0], l.q, l.offsets[0]) ||
+        !rowsVec(s.inputs[1], l.k, l.offsets[1]) ||
+        !rowsVec(s.inputs[2], l.v, l.offsets[2]))
+      return fail("the wgmma variant needs 16-byte aligned rows of q, k, v");
+    // Its blocks are 64 x 64 whatever the heuristic chose for the mma one.
+    c.set("block_m", ConfigValue::ofInt(64));
+    c.set("block_n", ConfigValue::ofInt(64));
+    s.block = {128, 1, 1};
+    s.grid = {batches * ceilDiv(l.sq, 64), 1, 1};
+    s.smem = wgmmaSmem(l);
+    return true;
+  }
+  if (variant != "mma")
+    return fail("unknown variant '" + variant + "' (mma or wgmma)");
   // 4 warps (64 rows) by default; 8 (128 rows) only for long sequences
   // (1024+ queries) with heads up to 64, and 2 (32 rows) where 64 rows would
   // leave most of the H200's 132 SMs idle (BERT / GPT-2 at batch 1, 12 heads
@@ -85,20 +120,19 @@ bool emitAttention(const LaunchSpec &s, KernelSource &out,
     return emitError(s, error, "the flash-attention kernel takes f16 or bf16");
   const std::string T = cudaTypeName(t);
   auto lit = [](int64_t v) { return intLiteral(v); };
-  // 16-byte loads: every row start a multiple of 8 elements from a 16-byte
-  // aligned buffer.
-  auto vecOk = [&](const BufferSpec &b, const std::array<int64_t, 4> &st,
-                   int64_t offset) {
-    return b.alignment % 16 == 0 && st[0] % 8 == 0 && st[1] % 8 == 0 &&
-           st[2] % 8 == 0 && offset % 8 == 0;
-  };
-  const bool qVec = vecOk(s.inputs[0], l.q, l.offsets[0]);
-  const bool kvVec = vecOk(s.inputs[1], l.k, l.offsets[1]) &&
-                     vecOk(s.inputs[2], l.v, l.offsets[2]);
+  const bool qVec = rowsVec(s.inputs[0], l.q, l.offsets[0]);
+  const bool kvVec = rowsVec(s.inputs[1], l.k, l.offsets[1]) &&
+                     rowsVec(s.inputs[2], l.v, l.offsets[2]);
+  const bool wgmma = s.config.getString("variant", "mma") == "wgmma";
   const double scale = s.config.getFloat("scale", 1.0);
 
   std::ostringstream os;
-  os << kernelPrologue(s, {"matmul.cuh", "attention.cuh"});
+  os << kernelPrologue(s, wgmma ? std::vector<std::string>{"matmul.cuh",
+                                                            "matmul_sm90.cuh",
+                                                            "attention.cuh",
+                                                            "attention_sm90.cuh"}
+                               : std::vector<std::string>{"matmul.cuh",
+                                                          "attention.cuh"});
   os << "struct P {\n";
   os << "  typedef " << T << " T;\n  typedef " << T << " BT;\n";
   os << "  static constexpr int BM = " << s.config.getInt("block_m")
@@ -140,20 +174,32 @@ bool emitAttention(const LaunchSpec &s, KernelSource &out,
      << lit(l.b1) << ") * " << lit(l.bias[0]) << " + (z % " << lit(l.b1)
      << ") * " << lit(l.bias[1]) << " + i * " << lit(l.bias[2]) << " + j * "
      << lit(l.bias[3]) << "; }\n";
+  if (wgmma) {
+    // S = Q K^T: both K-major; O += P V: P in registers, V N-major.
+    os << wgmmaFunction("wgmma_s", 64, t, false, false);
+    os << wgmmaRegAFunction("wgmma_o", l.dv, t, true);
+  }
   os << "};\n\n";
   out.entry = "kiln_attention";
   // Head dimensions up to 64: at most 128 registers a thread (the
   // accumulators, scores and Q fragments fit), so 512 threads' worth of
   // blocks share each SM. Larger heads need more than 128.
-  const int64_t minBlocks =
-      std::max(l.d, l.dv) <= 64 ? std::max<int64_t>(1, 512 / s.block[0]) : 1;
+  const int64_t minBlocks = !wgmma && std::max(l.d, l.dv) <= 64
+                                ? std::max<int64_t>(1, 512 / s.block[0])
+                                : 1;
   os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ", "
      << minBlocks << ") "
      << out.entry << "(" << kernelParams(s) << ") {\n";
-  os << "  kiln::att::flash<P>(in0, in1, in2, "
+  if (wgmma)
+    os << "  static_assert(kiln::att::wgmma_attention_smem<P>() == "
+       << s.smem << "u, \"the launch's dynamic shared memory\");\n";
+  os << "  kiln::att::" << (wgmma ? "flash_wgmma" : "flash")
+     << "<P>(in0, in1, in2, "
      << (l.hasBias ? "in3" : "static_cast<const P::BT *>(nullptr)")
      << ", out0);\n}\n";
   out.source = os.str();
+  // wgmma is an sm_90a instruction (CompileModule compiles for it).
+  out.archSpecific = wgmma;
   return true;
 }
 

@@ -15,33 +15,6 @@ namespace kiln::codegen::cuda {
 
 namespace {
 
-/// P::wgmma for matmul_sm90.cuh: one wgmma.mma_async m64n<n>k16 with f32
-/// accumulators d[n / 2] (operands 0 .. n/2 - 1), shared-memory descriptors
-/// of A and B, scale-d true (d += A * B), scales 1, and the transposes as
-/// imm-trans-a (1: A is M-major, [K, M]) and imm-trans-b (1: B is N-major,
-/// [K, N]).
-std::string wgmmaFunction(int64_t n, DType t, bool transA, bool transB) {
-  const int64_t regs = n / 2;
-  const char *ab = t == DType::BF16 ? "bf16" : "f16";
-  std::ostringstream os;
-  os << "  __device__ static __forceinline__ void wgmma(float (&d)[" << regs
-     << "], kiln::u64 da, kiln::u64 db) {\n";
-  os << "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %" << regs + 2
-     << ", 0;\\n\"\n";
-  os << "        \"wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << ab
-     << "." << ab << " {";
-  for (int64_t r = 0; r < regs; ++r)
-    os << (r ? (r % 8 == 0 ? ",\"\n        \" " : ", ") : "") << "%" << r;
-  os << "}, %" << regs << ", %" << regs + 1 << ", p, 1, 1, " << (transA ? 1 : 0)
-     << ", " << (transB ? 0 : 1) << ";\\n}\\n\"\n";
-  os << "        :";
-  for (int64_t r = 0; r < regs; ++r)
-    os << (r ? (r % 8 == 0 ? ",\n          " : ", ") : " ") << "\"+f\"(d[" << r
-       << "])";
-  os << "\n        : \"l\"(da), \"l\"(db), \"r\"(1));\n  }\n";
-  return os.str();
-}
-
 } // namespace
 
 bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
@@ -155,7 +128,8 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
     os << "  static constexpr bool A_VEC = true, B_VEC = true;\n";
     os << "  static constexpr bool PAIR_STORE = "
        << (pairStore ? "true" : "false") << ";\n";
-    os << wgmmaFunction(s.config.getInt("tile_n"), t, l.transA, l.transB);
+    os << wgmmaFunction("wgmma", s.config.getInt("tile_n"), t, l.transA,
+                        !l.transB);
   }
   // Batch offsets.
   os << "  __device__ static __forceinline__ void batch(kiln::i64 z, kiln::i64 "

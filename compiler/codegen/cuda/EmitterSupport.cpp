@@ -159,4 +159,56 @@ bool emitError(const LaunchSpec &spec, std::string &error,
   return false;
 }
 
+/// The shared part of the wgmma members: the instruction with `aOperand`
+/// (its register operands numbered after the accumulators), the
+/// accumulators, then `inputs` as extra asm inputs.
+static std::string wgmmaMember(const std::string &signature, int64_t n,
+                               DType t, const std::string &aOperand,
+                               int aRegs, const std::string &tail,
+                               const std::string &inputs) {
+  const int64_t regs = n / 2;
+  const char *ab = t == DType::BF16 ? "bf16" : "f16";
+  std::ostringstream os;
+  os << "  __device__ static __forceinline__ void " << signature << " {\n";
+  os << "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %"
+     << regs + aRegs + 1 << ", 0;\\n\"\n";
+  os << "        \"wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << ab
+     << "." << ab << " {";
+  for (int64_t r = 0; r < regs; ++r)
+    os << (r ? (r % 8 == 0 ? ",\"\n        \" " : ", ") : "") << "%" << r;
+  os << "}, " << aOperand << ", %" << regs + aRegs << ", p, 1, 1" << tail
+     << ";\\n}\\n\"\n";
+  os << "        :";
+  for (int64_t r = 0; r < regs; ++r)
+    os << (r ? (r % 8 == 0 ? ",\n          " : ", ") : " ") << "\"+f\"(d["
+       << r << "])";
+  os << "\n        : " << inputs << ", \"r\"(1));\n  }\n";
+  return os.str();
+}
+
+std::string wgmmaFunction(const std::string &name, int64_t n, DType t,
+                          bool transA, bool transB) {
+  const int64_t regs = n / 2;
+  return wgmmaMember(name + "(float (&d)[" + std::to_string(regs) +
+                         "], kiln::u64 da, kiln::u64 db)",
+                     n, t, "%" + std::to_string(regs), 1,
+                     std::string(", ") + (transA ? "1" : "0") + ", " +
+                         (transB ? "1" : "0"),
+                     "\"l\"(da), \"l\"(db)");
+}
+
+std::string wgmmaRegAFunction(const std::string &name, int64_t n, DType t,
+                              bool transB) {
+  const int64_t regs = n / 2;
+  std::string a = "{";
+  for (int i = 0; i < 4; ++i)
+    a += (i ? ", %" : "%") + std::to_string(regs + i);
+  a += "}";
+  return wgmmaMember(name + "(float (&d)[" + std::to_string(regs) +
+                         "], const kiln::u32 (&a)[4], kiln::u64 db)",
+                     n, t, a, 4, std::string(", ") + (transB ? "1" : "0"),
+                     "\"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), "
+                     "\"l\"(db)");
+}
+
 } // namespace kiln::codegen::cuda

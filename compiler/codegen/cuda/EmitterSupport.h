@@ -58,6 +58,17 @@ std::string kernelPrologue(const LaunchSpec &spec,
                            const std::vector<std::string> &files);
 
 /// Fails an emitter with a message that names the launch.
+/// A traits-struct member `name`(float (&d)[n / 2], u64 da, u64 db): one
+/// wgmma.mma_async.sync.aligned m64n<n>k16 with f32 accumulators (d +=
+/// A * B), A and B from shared-memory descriptors, `transA` / `transB` the
+/// instruction's imm-trans-a / imm-trans-b (1: M-major A, N-major B).
+std::string wgmmaFunction(const std::string &name, int64_t n, DType t,
+                          bool transA, bool transB);
+/// The same with A from registers: `name`(float (&d)[n / 2], const u32
+/// (&a)[4], u64 db) (A always K-major, so only imm-trans-b).
+std::string wgmmaRegAFunction(const std::string &name, int64_t n, DType t,
+                              bool transB);
+
 bool emitError(const LaunchSpec &spec, std::string &error,
                const std::string &msg);
 

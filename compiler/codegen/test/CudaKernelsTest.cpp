@@ -16,6 +16,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace kiln::codegen;
@@ -931,6 +932,35 @@ void buildCases() {
   expect({"CAUSAL = true", "SQ = 200"});
   attention("attention_causal_bias_f16_200", DType::F16, 200, true, true);
   expect({"CAUSAL = true", "HAS_BIAS = true"});
+  // The wgmma variant (attention_sm90.cuh): S from shared-memory
+  // descriptors, P V with P in registers; causal with a ragged last block,
+  // a bias, bf16, and 128-wide heads.
+  for (auto [name, t, seq, causal, bias] :
+       {std::tuple{"attention_wgmma_f16_128", DType::F16, int64_t(128), false, true},
+        std::tuple{"attention_wgmma_causal_bf16_200", DType::BF16, int64_t(200), true,
+                   false}}) {
+    attention(name, t, seq, causal, bias).config.set(
+        "variant", ConfigValue::ofString("wgmma"));
+    expect({"kiln::att::flash_wgmma<P>", "wgmma_o(float (&d)[32]"}, 128, 0);
+    cases.back().expectPtx = {"wgmma.mma_async.sync.aligned.m64n64k16.f32"};
+  }
+  {
+    std::vector<BufferSpec> ins(3, buf(DType::F16, {2, 4, 96, 128}));
+    LaunchSpec &s = add("attention_wgmma_d128", "attention", ins,
+                        buf(DType::F16, {2, 4, 96, 128}));
+    for (const char *perm : {"q_perm", "k_perm", "v_perm", "out_perm"})
+      s.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
+    s.config.set("scale", ConfigValue::ofFloat(0.088));
+    s.config.set("variant", ConfigValue::ofString("wgmma"));
+    expect({"wgmma_o(float (&d)[64]", "D = 128, DV = 128"}, 128, 0);
+    cases.back().expectPtx = {"m64n128k16.f32.f16.f16"};
+    // 96-wide heads are not a wgmma tile.
+    LaunchSpec odd = s;
+    odd.name = "attention_wgmma_d96";
+    odd.inputs.assign(3, buf(DType::F16, {2, 4, 96, 96}));
+    odd.outputs = {buf(DType::F16, {2, 4, 96, 96})};
+    rejects.push_back({odd, "head dimensions of 64 or 128"});
+  }
   {
     // The kernel's mask is j <= i: Sq != Sk has no causal launch.
     LaunchSpec s;
@@ -1224,7 +1254,8 @@ int main(int argc, char **argv) {
                            : "",
                     src.source.c_str());
     }
-    if (src.archSpecific != (c.spec.config.getString("path") == "wgmma")) {
+    if (src.archSpecific != (c.spec.config.getString("path") == "wgmma" ||
+                             c.spec.config.getString("variant") == "wgmma")) {
       std::printf("FAIL %s: archSpecific %d on path %s\n", c.spec.name.c_str(),
                   int(src.archSpecific),
                   c.spec.config.getString("path").c_str());

@@ -54,13 +54,152 @@ __device__ __forceinline__ float fast_exp2(float x) {
   return r;
 }
 
-/// Zeroes N mma accumulator fragments.
-template <int N> __device__ __forceinline__ void zero(float (&f)[N][4]) {
+/// Fragment j (4 floats) of a flat accumulator array: the mma.sync C
+/// fragment of columns 8j..8j+7 (wgmma's accumulators hold the same layout
+/// flat, so both kernels share the softmax and store below).
+template <int N>
+__device__ __forceinline__ float (&frag(float (&f)[N], int j))[4] {
+  return *reinterpret_cast<float(*)[4]>(&f[4 * j]);
+}
+
+/// A thread's running state over the key blocks: its output accumulators
+/// (flat, as the score fragment) and the running max and sum of its rows
+/// row0 (h = 0) and row0 + 8 (h = 1).
+template <int DV> struct RowState {
+  float o[DV / 2];
+  float mrow[2], lrow[2];
+  __device__ __forceinline__ void init() {
 #pragma unroll
-  for (int j = 0; j < N; ++j)
+    for (int i = 0; i < DV / 2; ++i)
+      o[i] = 0.0f;
+    mrow[0] = mrow[1] = neg_inf();
+    lrow[0] = lrow[1] = 0.0f;
+  }
+};
+
+/// One key block of the online softmax on this thread's scores `s` (flat:
+/// s[4j + e] is the score of row row0 + 8 * (e >> 1), key n0 + 8j +
+/// 2 * (lane % 4) + (e & 1)): scale, bias and the mask (only on the last key
+/// block when SK is not a multiple of BN and, with CAUSAL, on the blocks
+/// reaching past the block's first query m0: warp-uniform), the running row
+/// max and sum, the output rescaled; `s` becomes P (not yet rounded to T).
+template <class P, int BN, int DV>
+__device__ __forceinline__ void
+softmax_step(float (&s)[BN / 2], RowState<DV> &st, i64 z, i64 n0, i64 m0,
+             i64 row0, int lane, const typename P::BT *__restrict__ bias) {
+  float(&o)[DV / 2] = st.o;
+  float(&mrow)[2] = st.mrow;
+  float(&lrow)[2] = st.lrow;
+  const bool mask = (P::SK % BN != 0 && n0 + BN > P::SK) ||
+                    (P::CAUSAL && n0 + BN - 1 > m0);
+  float mx[2] = {neg_inf(), neg_inf()};
+  // The bias of this lane's first column in each of its two rows (rows past
+  // SQ read row SQ - 1: their scores are never stored); bias_off is linear,
+  // so the other columns are constant offsets from it.
+  const typename P::BT *brow[2];
+  const i64 c0 = n0 + (lane & 3) * 2;
+  if (P::HAS_BIAS)
 #pragma unroll
-    for (int e = 0; e < 4; ++e)
-      f[j][e] = 0.0f;
+    for (int h = 0; h < 2; ++h)
+      brow[h] = bias + P::bias_off(z, row0 + h * 8 < P::SQ ? row0 + h * 8
+                                                           : P::SQ - 1,
+                                   c0);
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i) {
+    const int h = (i >> 1) & 1, dc = (i >> 2) * 8 + (i & 1); // key c0 + dc
+    float x = s[i] * P::SCALE_LOG2;
+    if (P::HAS_BIAS && (!mask || c0 + dc < P::SK))
+      x += to_compute(brow[h][P::bias_off(0, 0, dc) - P::bias_off(0, 0, 0)]) *
+           1.4426950408889634f;
+    if (mask && (c0 + dc >= P::SK || (P::CAUSAL && c0 + dc > row0 + h * 8)))
+      x = neg_inf();
+    s[i] = x;
+    mx[h] = fmaxf(mx[h], x);
+  }
+  float corr[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
+    mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
+    const float mnew = fmaxf(mrow[h], mx[h]);
+    // A row with every score -inf so far keeps base 0 (no inf - inf).
+    const float base = mnew == neg_inf() ? 0.0f : mnew;
+    corr[h] = fast_exp2(mrow[h] - base);
+    mrow[h] = mnew;
+    lrow[h] *= corr[h];
+    mx[h] = base;
+  }
+#pragma unroll
+  for (int i = 0; i < DV / 2; ++i)
+    o[i] *= corr[(i >> 1) & 1];
+#pragma unroll
+  for (int i = 0; i < BN / 2; ++i) {
+    const float p = fast_exp2(s[i] - mx[(i >> 1) & 1]);
+    s[i] = p;
+    lrow[(i >> 1) & 1] += p;
+  }
+}
+
+/// Slice kk (16 keys) of P as the four A registers of an m16n8k16 mma.sync
+/// or an m64nNk16 wgmma: the same pairs of accumulators.
+template <class T, int BN>
+__device__ __forceinline__ void p_operand(const float (&s)[BN / 2], int kk,
+                                          u32 (&a)[4]) {
+#pragma unroll
+  for (int r = 0; r < 4; ++r)
+    a[r] = pack2<T>(s[8 * kk + 2 * r], s[8 * kk + 2 * r + 1]);
+}
+
+/// This thread's two rows of the output (row0 and row0 + 8; the row sums
+/// spread over the 4 lanes of each row), normalized and stored.
+template <class P, int DV>
+__device__ __forceinline__ void store_rows(typename P::T *__restrict__ out,
+                                           i64 z, i64 row0, int lane,
+                                           RowState<DV> &st) {
+  typedef typename P::T T;
+  const float(&o)[DV / 2] = st.o;
+  float(&lrow)[2] = st.lrow;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    lrow[h] += __shfl_xor_sync(0xffffffffu, lrow[h], 1);
+    lrow[h] += __shfl_xor_sync(0xffffffffu, lrow[h], 2);
+  }
+  T *O = out + P::o_base(z);
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const i64 r = row0 + h * 8;
+    if (r >= P::SQ)
+      continue;
+    const float inv =
+        P::NAN_TO_ZERO && lrow[h] == 0.0f ? 0.0f : 1.0f / lrow[h];
+#pragma unroll
+    for (int j = 0; j < DV / 8; ++j) {
+      const int c = j * 8 + (lane & 3) * 2;
+      Vec<T, 2> pair;
+      pair[0] = from_compute<T>(o[4 * j + 2 * h] * inv);
+      pair[1] = from_compute<T>(o[4 * j + 2 * h + 1] * inv);
+      store_vec<2>(O + r * P::O_LD + c, pair);
+    }
+  }
+}
+
+/// This block's batch z, first query m0 and number of key blocks nt, for
+/// BM query rows and BN keys a step; false when the grid has no work for it.
+/// Causal: the last query blocks read the most keys, so they go first (block
+/// i takes query block MB - 1 - i / Z of batch i % Z) and the short ones
+/// fill the tail of the grid; a block reads the key blocks up to the one
+/// holding key m0 + BM - 1.
+template <class P, int BM, int BN>
+__device__ __forceinline__ bool block_work(i64 &z, i64 &m0, i64 &nt) {
+  constexpr i64 MB = (P::SQ + BM - 1) / BM;
+  constexpr i64 NT_ALL = (P::SK + BN - 1) / BN;
+  z = P::CAUSAL ? blockIdx.x % P::Z : blockIdx.x / MB;
+  m0 = (P::CAUSAL ? MB - 1 - blockIdx.x / P::Z : blockIdx.x % MB) * BM;
+  if (z >= P::Z || m0 < 0)
+    return false;
+  nt = P::CAUSAL && (m0 + BM - 1) / BN + 1 < NT_ALL ? (m0 + BM - 1) / BN + 1
+                                                     : NT_ALL;
+  return true;
 }
 
 template <class P>
@@ -75,22 +214,11 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
   constexpr int KV_TILE = BN * KP + BN * VP;
   constexpr int STAGES = P::KV_VEC ? 2 : 1;
   constexpr int SMEM = BM * QP > STAGES * KV_TILE ? BM * QP : STAGES * KV_TILE;
-  constexpr i64 MB = (P::SQ + BM - 1) / BM;
-  constexpr i64 NT_ALL = (P::SK + BN - 1) / BN;
   __shared__ alignas(16) u16 smem[SMEM];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  // Causal: the last query blocks read the most keys, so they go first
-  // (block i takes query block MB - 1 - i / Z of batch i % Z) and the short
-  // ones fill the tail of the grid.
-  const i64 z = P::CAUSAL ? blockIdx.x % P::Z : blockIdx.x / MB;
-  const i64 m0 =
-      (P::CAUSAL ? MB - 1 - blockIdx.x / P::Z : blockIdx.x % MB) * BM;
-  if (z >= P::Z || m0 < 0)
+  i64 z, m0, NT;
+  if (!block_work<P, BM, BN>(z, m0, NT))
     return;
-  // Key blocks this block reads: with CAUSAL the last holds key m0 + BM - 1.
-  const i64 NT = P::CAUSAL && (m0 + BM - 1) / BN + 1 < NT_ALL
-                     ? (m0 + BM - 1) / BN + 1
-                     : NT_ALL;
 
   // Q: global -> shared -> this warp's 16 rows as A fragments.
   const u16 *Q = reinterpret_cast<const u16 *>(q + P::q_base(z));
@@ -114,10 +242,9 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
                                                   i64(DV), P::V_LD);
   };
 
-  float o[DV / 8][4];
-  zero(o);
   // Rows lane/4 (h = 0) and lane/4 + 8 (h = 1) of the warp's 16.
-  float mrow[2] = {neg_inf(), neg_inf()}, lrow[2] = {0.0f, 0.0f};
+  RowState<DV> st;
+  st.init();
   const i64 row0 = m0 + warp * 16 + (lane >> 2);
 
   if (P::KV_VEC && NT > 0)
@@ -145,8 +272,10 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
     vs = ks + BN * KP;
 
     // S = Q K^T for the warp's 16 rows and BN keys.
-    float s[BN / 8][4];
-    zero(s);
+    float s[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i)
+      s[i] = 0.0f;
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk)
 #pragma unroll
@@ -154,112 +283,29 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
         u32 r[4];
         mm::ldmatrix_x4(r, ks + ((j + (lane >> 4)) * 8 + (lane & 7)) * KP +
                                kk * 16 + ((lane >> 3) & 1) * 8);
-        mm::mma_op<T>::run(s[j], qf[kk], r[0], r[1]);
-        mm::mma_op<T>::run(s[j + 1], qf[kk], r[2], r[3]);
+        mm::mma_op<T>::run(frag(s, j), qf[kk], r[0], r[1]);
+        mm::mma_op<T>::run(frag(s, j + 1), qf[kk], r[2], r[3]);
       }
-
-    // Scale, bias, out-of-range keys; the online softmax update. Only the
-    // last key block (SK not a multiple of BN) and, with CAUSAL, the blocks
-    // reaching past the block's first query need the mask (warp-uniform).
-    const bool mask = (P::SK % BN != 0 && n0 + BN > P::SK) ||
-                      (P::CAUSAL && n0 + BN - 1 > m0);
-    float mx[2] = {neg_inf(), neg_inf()};
-    // The bias of this lane's first column in each of its two rows (rows
-    // past SQ read row SQ - 1: their scores are never stored); bias_off is
-    // linear, so the other columns are constant offsets from it.
-    const typename P::BT *brow[2];
-    const i64 c0 = n0 + (lane & 3) * 2;
-    if (P::HAS_BIAS)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        brow[h] = bias + P::bias_off(z, row0 + h * 8 < P::SQ ? row0 + h * 8
-                                                             : P::SQ - 1,
-                                     c0);
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int h = e >> 1;
-        const int dc = j * 8 + (e & 1); // column c0 + dc
-        float x = s[j][e] * P::SCALE_LOG2;
-        if (P::HAS_BIAS && (!mask || c0 + dc < P::SK))
-          x += to_compute(brow[h][P::bias_off(0, 0, dc) - P::bias_off(0, 0, 0)]) *
-               1.4426950408889634f;
-        if (mask && (c0 + dc >= P::SK || (P::CAUSAL && c0 + dc > row0 + h * 8)))
-          x = neg_inf();
-        s[j][e] = x;
-        mx[h] = fmaxf(mx[h], x);
-      }
-    float corr[2];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 1));
-      mx[h] = fmaxf(mx[h], __shfl_xor_sync(0xffffffffu, mx[h], 2));
-      const float mnew = fmaxf(mrow[h], mx[h]);
-      // A row with every score -inf so far keeps base 0 (no inf - inf).
-      const float base = mnew == neg_inf() ? 0.0f : mnew;
-      corr[h] = fast_exp2(mrow[h] - base);
-      mrow[h] = mnew;
-      lrow[h] *= corr[h];
-      mx[h] = base;
-    }
-#pragma unroll
-    for (int j = 0; j < DV / 8; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e)
-        o[j][e] *= corr[e >> 1];
-#pragma unroll
-    for (int j = 0; j < BN / 8; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float p = fast_exp2(s[j][e] - mx[e >> 1]);
-        s[j][e] = p;
-        lrow[e >> 1] += p;
-      }
+    softmax_step<P, BN, DV>(s, st, z, n0, m0, row0, lane, bias);
 
     // O += P V: the score accumulators are P's A fragments.
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk) {
       u32 a[4];
-      a[0] = pack2<T>(s[2 * kk][0], s[2 * kk][1]);
-      a[1] = pack2<T>(s[2 * kk][2], s[2 * kk][3]);
-      a[2] = pack2<T>(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-      a[3] = pack2<T>(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+      p_operand<T, BN>(s, kk, a);
 #pragma unroll
       for (int j = 0; j < DV / 8; j += 2) {
         u32 r[4];
         mm::ldmatrix_x4_trans(r, vs + (kk * 16 + (lane & 15)) * VP +
                                      (j + (lane >> 4)) * 8);
-        mm::mma_op<T>::run(o[j], a, r[0], r[1]);
-        mm::mma_op<T>::run(o[j + 1], a, r[2], r[3]);
+        mm::mma_op<T>::run(frag(st.o, j), a, r[0], r[1]);
+        mm::mma_op<T>::run(frag(st.o, j + 1), a, r[2], r[3]);
       }
     }
     __syncthreads(); // This stage is refilled two steps on.
   }
 
-  // The row sums are spread over the 4 lanes of each row.
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    lrow[h] += __shfl_xor_sync(0xffffffffu, lrow[h], 1);
-    lrow[h] += __shfl_xor_sync(0xffffffffu, lrow[h], 2);
-  }
-  T *O = out + P::o_base(z);
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    const i64 r = row0 + h * 8;
-    if (r >= P::SQ)
-      continue;
-    const float inv =
-        P::NAN_TO_ZERO && lrow[h] == 0.0f ? 0.0f : 1.0f / lrow[h];
-#pragma unroll
-    for (int j = 0; j < DV / 8; ++j) {
-      const int c = j * 8 + (lane & 3) * 2;
-      Vec<T, 2> pair;
-      pair[0] = from_compute<T>(o[j][2 * h] * inv);
-      pair[1] = from_compute<T>(o[j][2 * h + 1] * inv);
-      store_vec<2>(O + r * P::O_LD + c, pair);
-    }
-  }
+  store_rows<P, DV>(out, z, row0, lane, st);
 }
 
 } // namespace att

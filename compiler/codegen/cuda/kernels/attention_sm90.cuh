@@ -1,0 +1,135 @@
+// attention_sm90.cuh - Flash attention (forward) on Hopper warpgroup MMA:
+// S = Q K^T with both operands in 128-byte swizzled shared memory, and
+// O += P V with P taken from registers (the softmax never leaves them).
+//
+// Needs matmul.cuh, matmul_sm90.cuh (sw128_desc, the wgmma fences,
+// load_sw128_async) and attention.cuh (pack2, neg_inf, fast_exp2, and the
+// traits P documented there), plus in P:
+//   wgmma_s(d, da, db): wgmma.mma_async m64n<BN>k16, d += a Q K^T slice,
+//     both operands K-major descriptors (imm-trans-a/-b 0);
+//   wgmma_o(d, a, db): m64n<DV>k16 with A from four .b32 registers (P) and B
+//     = V N-major (imm-trans-b 1), scale-d 1.
+// BM is 64 (one warpgroup of 128 threads, warp w owning rows 16w..16w+15),
+// BN 64; D and DV are 64 or 128. Q, K and V rows must be 16-byte aligned
+// (Q_VEC and KV_VEC). Layout facts (PTX ISA "Asynchronous Warpgroup Level
+// Matrix Multiply-Accumulate", notes/attention-wgmma-plan.md):
+//  * The f32 accumulator of m64nNk16: thread t (warp w, lane l) holds d[i]
+//    at row 16w + l/4 + 8((i/2)%2), column 8(i/4) + 2(l%4) + i%2: the
+//    mma.sync C fragment repeated over N/8 columns, so d[4j + e] is
+//    attention.cuh's s[j][e].
+//  * The register A operand of m64nNk16 (f16/bf16, four .b32) has that
+//    layout for its 16 columns: slice kk of P is pack2(d[8kk + 2r],
+//    d[8kk + 2r + 1]) for r = 0..3, as attention.cuh packs P for mma.sync.
+//  * Q and K tiles are D/64 column blocks of 64 rows x 128 bytes; slice kk
+//    (16 of D) of block kk/64 starts (kk % 64) * 2 bytes into its rows; LBO
+//    16 (unused), SBO 1024. V's tile is DV/64 column blocks of BN = 64 key
+//    rows x 128 bytes (N-major): slice kk (16 keys) starts kk * 128 bytes in,
+//    LBO = 64 * 128 (the next 64 columns), SBO 1024.
+// Not yet run on a GPU: a launch takes it only with config variant "wgmma"
+// (never by default).
+#pragma once
+
+namespace kiln {
+namespace att {
+
+template <class P> __host__ __device__ constexpr u32 wgmma_attention_smem() {
+  // 1 KiB to align the swizzle atoms, Q, two stages of K and V.
+  return 1024u + 64u * P::D * 2u + 2u * (64u * P::D * 2u + 64u * P::DV * 2u);
+}
+
+template <class P>
+__device__ __forceinline__ void
+flash_wgmma(const typename P::T *__restrict__ q,
+            const typename P::T *__restrict__ k,
+            const typename P::T *__restrict__ v,
+            const typename P::BT *__restrict__ bias,
+            typename P::T *__restrict__ out) {
+  typedef typename P::T T;
+  constexpr int BM = 64, BN = 64, D = P::D, DV = P::DV, THREADS = 128;
+  static_assert(P::BM == BM && P::BN == BN, "the wgmma variant is 64 x 64");
+  static_assert((D == 64 || D == 128) && (DV == 64 || DV == 128),
+                "head dimensions of 64 or 128");
+  static_assert(P::Q_VEC && P::KV_VEC, "16-byte aligned rows");
+  constexpr u32 Q_BYTES = BM * D * 2, K_BYTES = BN * D * 2,
+                V_BYTES = BN * DV * 2, STAGE = K_BYTES + V_BYTES;
+  extern __shared__ __align__(1024) u8 kiln_att_smem[];
+  const u32 base = (mm::smem_addr(kiln_att_smem) + 1023u) & ~1023u;
+  const u32 sQ = base, sKV = base + Q_BYTES;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  i64 z, m0, NT;
+  if (!block_work<P, BM, BN>(z, m0, NT))
+    return;
+
+  const u16 *Q = reinterpret_cast<const u16 *>(q + P::q_base(z));
+  const u16 *K = reinterpret_cast<const u16 *>(k + P::k_base(z));
+  const u16 *V = reinterpret_cast<const u16 *>(v + P::v_base(z));
+  auto issue = [&](int stage, i64 n0) {
+    const u32 sk = sKV + stage * STAGE, sv = sk + K_BYTES;
+    mm::load_sw128_async<BN, D, THREADS, i64>(sk, K, n0, i64(0), P::SK,
+                                              i64(D), P::K_LD);
+    mm::load_sw128_async<BN, DV, THREADS, i64>(sv, V, n0, i64(0), P::SK,
+                                               i64(DV), P::V_LD);
+  };
+  mm::load_sw128_async<BM, D, THREADS, i64>(sQ, Q, m0, i64(0), P::SQ, i64(D),
+                                            P::Q_LD);
+  if (NT > 0)
+    issue(0, 0);
+  mm::cp_async_commit(); // Q and stage 0
+
+  RowState<DV> st;
+  st.init();
+  const i64 row0 = m0 + warp * 16 + (lane >> 2);
+
+  for (i64 t = 0; t < NT; ++t) {
+    const i64 n0 = t * BN;
+    if (t + 1 < NT)
+      issue(static_cast<int>((t + 1) & 1), n0 + BN);
+    mm::cp_async_commit();
+    mm::cp_async_wait<1>(); // Q and tile t have landed (this thread's part)
+    mm::fence_proxy_async_shared();
+    __syncthreads();
+    const u32 sk = sKV + static_cast<u32>(t & 1) * STAGE, sv = sk + K_BYTES;
+
+    // S = Q K^T: D / 16 slices into zeroed accumulators.
+    float s[BN / 2];
+#pragma unroll
+    for (int i = 0; i < BN / 2; ++i)
+      s[i] = 0.0f;
+    mm::fence_accumulators(s);
+    mm::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < D; kk += 16) {
+      const u32 off = (kk % 64) * 2;
+      P::wgmma_s(s, mm::sw128_desc(sQ + (kk / 64) * (BM * 128) + off, 16, 1024),
+                 mm::sw128_desc(sk + (kk / 64) * (BN * 128) + off, 16, 1024));
+    }
+    mm::wgmma_commit();
+    mm::wgmma_wait<0>();
+    mm::fence_accumulators(s);
+
+    // Scale, bias, mask and the online softmax on the same fragment as
+    // flash()'s; P as the A registers of each 16-key slice.
+    softmax_step<P, BN, DV>(s, st, z, n0, m0, row0, lane, bias);
+    u32 pa[BN / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+      p_operand<T, BN>(s, kk, pa[kk]);
+
+    // O += P V: BN / 16 slices of 16 keys.
+    mm::fence_accumulators(st.o);
+    mm::wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < BN / 16; ++kk)
+      P::wgmma_o(st.o, pa[kk],
+                 mm::sw128_desc(sv + kk * 16 * 128, BN * 128, 1024));
+    mm::wgmma_commit();
+    mm::wgmma_wait<0>();
+    mm::fence_accumulators(st.o);
+    __syncthreads(); // Every warp is done with stage t & 1 before its refill.
+  }
+
+  store_rows<P, DV>(out, z, row0, lane, st);
+}
+
+} // namespace att
+} // namespace kiln
