@@ -1,6 +1,7 @@
 //===- EmitAttention.cpp - Flash attention launches -----------------------===//
 //
-// Instantiates kernels/attention.cuh for one `attention` launch: the
+// Instantiates kernels/attention.cuh (mma.sync) or, with config variant
+// "wgmma", kernels/attention_sm90.cuh for one `attention` launch: the
 // canonical strides of q, k, v, the bias and the output (Layouts.h) baked
 // into the traits, and the block shape (BM query rows, BN keys per step),
 // which also fixes the shared-memory tiles, so its heuristic lives here too.
