@@ -37,6 +37,18 @@ template <class P> __host__ __device__ constexpr u32 wgmma_attention_smem() {
   return 1024u + 64u * P::D * 2u + 2u * (64u * P::D * 2u + 64u * P::DV * 2u);
 }
 
+/// Pins the A-operand registers of P before wgmma.fence: the packing
+/// (cvt) must not sink past the fence, which orders register writes before
+/// the wgmma that reads them (as fence_accumulators does for f32).
+template <int N>
+__device__ __forceinline__ void fence_a_operands(u32 (&a)[N][4]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i)
+#pragma unroll
+    for (int r = 0; r < 4; ++r)
+      asm volatile("" : "+r"(a[i][r])::"memory");
+}
+
 template <class P>
 __device__ __forceinline__ void
 flash_wgmma(const typename P::T *__restrict__ q,
@@ -116,6 +128,7 @@ flash_wgmma(const typename P::T *__restrict__ q,
       p_operand<T, BN>(s, kk, pa[kk]);
 
     // O += P V: BN / 16 slices of 16 keys.
+    fence_a_operands(pa);
     mm::fence_accumulators(st.o);
     mm::wgmma_fence();
 #pragma unroll
