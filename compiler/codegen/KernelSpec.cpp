@@ -390,4 +390,10 @@ bool parseFusedProgram(const std::string &text, size_t numInputs,
   return true;
 }
 
+bool outputCountValid(const LaunchSpec &spec) {
+  return spec.outputs.size() == 1 ||
+         (spec.kind == "fused_elementwise" && spec.config.has("outputs") &&
+          !spec.outputs.empty());
+}
+
 } // namespace kiln::codegen

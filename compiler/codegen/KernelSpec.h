@@ -184,6 +184,11 @@ struct LaunchSpec {
   int64_t smem = 0;
 };
 
+/// Whether `spec` has as many output buffers as its kind allows: one, or
+/// several for a fused_elementwise launch whose config names each output's
+/// step (`outputs`, a multi-output fusion region).
+bool outputCountValid(const LaunchSpec &spec);
+
 /// What the heuristics know of the target beyond the launch.
 struct TargetOptions {
   /// The GPU architecture compiled for ("sm_90", "sm_80", ...).

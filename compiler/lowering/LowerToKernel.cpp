@@ -124,20 +124,22 @@ public:
     spec.name = uniqueName(loc, nameHint.empty() ? kind : nameHint);
     spec.kind = kind.str();
     spec.config = std::move(config);
-    for (Value v : ins) {
-      FailureOr<codegen::BufferSpec> bs = bufferSpecOf(v);
-      if (failed(bs))
-        return emitError(loc) << "cannot lower an operand of type "
-                              << v.getType() << " to a kernel buffer";
-      spec.inputs.push_back(*bs);
-    }
-    for (Value target : targets) {
-      FailureOr<codegen::BufferSpec> os = bufferSpecOf(target);
-      if (failed(os))
-        return emitError(loc) << "cannot lower a result of type "
-                              << target.getType() << " to a kernel buffer";
-      spec.outputs.push_back(*os);
-    }
+    // The buffers of `values` into `specs`; `what` names them in errors.
+    auto buffers = [&](ArrayRef<Value> values,
+                       std::vector<codegen::BufferSpec> &specs,
+                       StringRef what) -> LogicalResult {
+      for (Value v : values) {
+        FailureOr<codegen::BufferSpec> bs = bufferSpecOf(v);
+        if (failed(bs))
+          return emitError(loc) << "cannot lower " << what << " of type "
+                                << v.getType() << " to a kernel buffer";
+        specs.push_back(*bs);
+      }
+      return success();
+    };
+    if (failed(buffers(ins, spec.inputs, "an operand")) ||
+        failed(buffers(targets, spec.outputs, "a result")))
+      return failure();
     std::string error;
     if (!codegen::configureLaunch(spec, error, targetOptions))
       return emitError(loc) << "cannot lower to a kernel: " << error;

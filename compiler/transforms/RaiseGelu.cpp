@@ -81,9 +81,6 @@ public:
   auto constant(double c) {
     return [c](Value v) { return isConstant(v, c); };
   }
-  auto any() {
-    return [](Value) { return true; };
-  }
 
   /// `v` = 1 + inner; inner is erf(x / sqrt2) or tanh(c * (x + k x^3)).
   /// Sets m.x (or checks it against the x found so far) and approximate.
@@ -94,10 +91,13 @@ public:
     Value arg;
     if (unary<g::ErfOp>(inner, arg)) {
       m.approximate = "none";
+      if (auto div = arg.getDefiningOp<g::DivOp>()) {
+        if (!arg.hasOneUse() || !isConstant(div.getRhs(), std::sqrt(2.0)))
+          return false;
+        m.ops.push_back(div);
+        return sameX(div.getLhs());
+      }
       Value x, c;
-      if (binary<g::DivOp>(arg, x, c, constant(std::sqrt(2.0))) &&
-          arg.getDefiningOp()->getOperand(0) == x)
-        return sameX(x);
       return binary<g::MulOp>(arg, x, c, constant(1.0 / std::sqrt(2.0))) &&
              sameX(x);
     }
@@ -119,9 +119,13 @@ public:
     Value cube;
     if (!binary<g::MulOp>(scaled, cube, k, constant(0.044715)) || !sameX(x))
       return false;
-    Value base, three;
-    if (binary<g::PowOp>(cube, base, three, constant(3.0)))
-      return cube.getDefiningOp()->getOperand(0) == base && base == m.x;
+    if (auto pow = cube.getDefiningOp<g::PowOp>()) {
+      if (!cube.hasOneUse() || !isConstant(pow.getRhs(), 3.0) ||
+          pow.getLhs() != m.x)
+        return false;
+      m.ops.push_back(pow);
+      return true;
+    }
     // x * x * x, either association.
     Value sq, xx;
     if (!binary<g::MulOp>(cube, sq, xx, [&](Value t) { return t == m.x; }))

@@ -36,8 +36,7 @@ bool emitKernelSource(const LaunchSpec &spec, KernelSource &out,
 namespace {
 bool emitKind(const LaunchSpec &spec, KernelSource &out, std::string &error) {
   out = KernelSource();
-  if (spec.outputs.size() != 1 &&
-      !(spec.kind == "fused_elementwise" && spec.config.has("outputs")))
+  if (!outputCountValid(spec))
     return emitError(spec, error, "expects exactly one output");
   const std::string &k = spec.kind;
   if (k == "elementwise" || k == "fused_elementwise" || k == "transpose" ||

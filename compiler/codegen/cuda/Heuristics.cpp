@@ -475,8 +475,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     error = "launch @" + s.name + " (" + s.kind + "): " + msg;
     return false;
   };
-  if (s.outputs.size() != 1 &&
-      !(s.kind == "fused_elementwise" && s.config.has("outputs")))
+  if (!outputCountValid(s))
     return fail("expects exactly one output buffer");
   if (s.kind == "attention")
     return configureAttention(s, error);
