@@ -1210,14 +1210,23 @@ Tensor evalAttention(graph::AttentionOp op, ArrayRef<Tensor> in,
     s = evalBinary(op.getScaleDivides() ? Bin::Div : Bin::Mul, s, c, t,
                    scoresShape);
   }
+  // Causal: key j > query i is -inf (Sq == Sk, verified), or with
+  // causal_fill F the scaled score + F, F taking the bias's place there.
+  std::optional<Tensor> filled;
+  if (FloatAttr fill = op.getCausalFillAttr()) {
+    Tensor c(t, {});
+    c.setDouble(0, fill.getValueAsDouble());
+    c.normalize();
+    filled = evalBinary(Bin::Add, s, c, t, scoresShape);
+  }
   if (in.size() > 3)
     s = evalBinary(Bin::Add, s, in[3], t, scoresShape);
-  // Causal: key j > query i is -inf (Sq == Sk, verified).
   if (op.getCausal()) {
     const int64_t sq = scoresShape[rank - 2], sk = scoresShape[rank - 1];
     for (int64_t i = 0, n = s.numElements(); i < n; ++i)
       if (i % sk > (i / sk) % sq)
-        s.floats()[i] = -std::numeric_limits<double>::infinity();
+        s.floats()[i] = filled ? filled->floats()[i]
+                               : -std::numeric_limits<double>::infinity();
   }
   if (op.getSoftmaxF32())
     s = evalCast(evalSoftmax(evalCast(s, DType::F32), rank - 1, false), t);

@@ -552,6 +552,8 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
           c.set("v_heads", ints(*h));
         if (IntegerAttr g = a.getQPerKvAttr())
           c.set("q_per_kv", i64(g.getInt()));
+        if (FloatAttr fill = a.getCausalFillAttr())
+          c.set("causal_fill", f64(fill.getValueAsDouble()));
         return allocAndLaunch(a, "attention", std::move(c),
                               SmallVector<Value>(a->getOperands()));
       })

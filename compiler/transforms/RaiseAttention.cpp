@@ -30,6 +30,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <cmath>
+
 namespace kiln {
 #define GEN_PASS_DEF_RAISEATTENTIONPASS
 #include "compiler/transforms/Passes.h.inc"
@@ -244,6 +246,66 @@ bool isCausalMask(Value bias, int64_t sq, int64_t sk) {
   return (int64_t)x.size() == tensorOf(bias).getNumElements();
 }
 
+/// Whether `c` is a constant boolean that is exactly a causal pattern over
+/// its last two axes [..., sq, sk] (true where key j <= query i, the leading
+/// axes broadcast).
+bool isCausalCondition(Value c, int64_t sq, int64_t sk) {
+  auto k = c.getDefiningOp<g::ConstantOp>();
+  ArrayRef<int64_t> shape = tensorOf(c).getShape();
+  if (!k || sq != sk || !tensorOf(c).getElementType().isInteger(1) ||
+      shape.size() < 2 || shape[shape.size() - 2] != sq || shape.back() != sk)
+    return false;
+  FailureOr<kiln::eval::Tensor> t = kiln::eval::tensorFromAttr(k.getValue());
+  if (failed(t))
+    return false;
+  const std::vector<int64_t> &x = t->ints();
+  if ((int64_t)x.size() != tensorOf(c).getNumElements())
+    return false;
+  for (int64_t i = 0, n = x.size(); i < n; ++i)
+    if ((x[i] != 0) != (i % sk <= (i / sk) % sq))
+      return false;
+  return true;
+}
+
+/// The bias `where(and(C, X), 0, F)` with C a constant causal pattern (HF's
+/// causal mask AND the padding mask of an input) splits into `causal` and
+/// the bias `where(X, 0, F)`, which broadcasts over fewer axes (GPT-2's is
+/// [batch, 1, 1, keys]). Where C holds the two biases agree; where it does
+/// not the original one is F, which is what `causal` gives with F = -inf
+/// (SDPA's boolean mask as torch.onnx writes it) and `causal_fill = F` with
+/// a finite F at most -1e4 (HF's eager masks fill with the type's lowest
+/// value). Returns the new bias operands (X and the two branches) and F.
+struct CausalSplit {
+  std::array<Value, 3> where; // condition, then, else
+  double fill;
+};
+std::optional<CausalSplit> splitCausalAnd(Value bias, int64_t sq, int64_t sk) {
+  auto w = bias.getDefiningOp<g::WhereOp>();
+  if (!w || kiln::match::splatValue(w.getX()) != 0.0)
+    return std::nullopt;
+  std::optional<double> fill = kiln::match::splatValue(w.getY());
+  if (!fill || !(*fill <= -1e4))
+    return std::nullopt;
+  auto both = w.getCondition().getDefiningOp<g::AndOp>();
+  Value c, x;
+  if (!both || !kiln::match::splitOperands(both, x, c, [&](Value v) {
+        return isCausalCondition(v, sq, sk);
+      }))
+    return std::nullopt;
+  return CausalSplit{{x, w.getX(), w.getY()}, *fill};
+}
+
+/// The shape numpy broadcasting gives `a` and `b`.
+SmallVector<int64_t> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  SmallVector<int64_t> r(std::max(a.size(), b.size()), 1);
+  for (size_t i = 0; i < r.size(); ++i) {
+    int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1,
+            y = i < b.size() ? b[b.size() - 1 - i] : 1;
+    r[r.size() - 1 - i] = x == 1 ? y : x;
+  }
+  return r;
+}
+
 struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
   RaiseAttention(MLIRContext *ctx, bool foldHeadSlices, bool causal)
       : OpRewritePattern(ctx), foldHeadSlices(foldHeadSlices), causal(causal) {}
@@ -427,9 +489,40 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
     // A constant causal mask becomes `causal`, which skips the masked key
     // blocks instead of reading the mask.
     bool isCausal = false;
+    std::optional<double> causalFill;
+    std::optional<CausalSplit> split;
     if (causal && bias && isCausalMask(bias, qs[rank - 2], ks[rank - 1])) {
       isCausal = true;
       bias = Value();
+    } else if (causal && bias &&
+               (split = splitCausalAnd(bias, qs[rank - 2], ks[rank - 1]))) {
+      isCausal = true;
+      if (!std::isinf(split->fill))
+        causalFill = split->fill;
+      auto [cond, zero, fill] = split->where;
+      SmallVector<int64_t> shape =
+          broadcastShape(tensorOf(cond).getShape(),
+                         broadcastShape(tensorOf(zero).getShape(),
+                                        tensorOf(fill).getShape()));
+      // The layers share one mask: the first layer's new bias serves the
+      // others where it comes before their mask.
+      auto type = RankedTensorType::get(shape, et);
+      Operation *old = bias.getDefiningOp();
+      Value shared;
+      for (Operation *user : cond.getUsers())
+        if (auto w = dyn_cast<g::WhereOp>(user))
+          if (w.getCondition() == cond && w.getX() == zero &&
+              w.getY() == fill && w.getType() == type &&
+              w->getBlock() == old->getBlock() && w->isBeforeInBlock(old))
+            shared = w;
+      if (shared) {
+        bias = shared;
+      } else {
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPoint(old);
+        bias = g::WhereOp::create(rewriter, bias.getLoc(), type, cond, zero,
+                                  fill);
+      }
     }
     // Nothing fails from here on.
     Viewed *viewed[3] = {&qv, &kv, &vv};
@@ -487,7 +580,8 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
         rewriter.getDenseI64ArrayAttr(vPerm), rewriter.getDenseI64ArrayAttr(outPerm),
         headsAttr(0), headsAttr(1), headsAttr(2),
         group > 1 ? rewriter.getI64IntegerAttr(group) : IntegerAttr(),
-        isCausal ? rewriter.getUnitAttr() : UnitAttr());
+        isCausal ? rewriter.getUnitAttr() : UnitAttr(),
+        causalFill ? rewriter.getF64FloatAttr(*causalFill) : FloatAttr());
     rewriter.replaceOp(replaced, att.getResult());
     return success();
   }

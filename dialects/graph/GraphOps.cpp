@@ -9,6 +9,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace kiln::graph;
 
@@ -506,6 +508,15 @@ LogicalResult AttentionOp::verify() {
   if (getCausal() && q[rank - 2] != k[rank - 2])
     return emitOpError() << "causal needs as many queries as keys, got "
                          << q[rank - 2] << " and " << k[rank - 2];
+  if (FloatAttr fill = getCausalFillAttr()) {
+    const double f = fill.getValueAsDouble();
+    if (!getCausal())
+      return emitOpError() << "causal_fill needs causal";
+    // The kernel tells fully masked rows apart by their maximum score.
+    if (!std::isfinite(f) || f > -1e4)
+      return emitOpError() << "causal_fill must be finite and at most -1e4, got "
+                           << f;
+  }
   return verifyResultShape(*this, expected);
 }
 

@@ -298,7 +298,14 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
     query i attends to key j only when j <= i: after the scaling and the
     bias, the scores of pairs with j > i are -inf (so the kernel skips key
     blocks wholly above the diagonal). It needs Sq == Sk, where PyTorch's
-    top-left `is_causal` and a bottom-right alignment agree. Every perm keeps the
+    top-left `is_causal` and a bottom-right alignment agree. With
+    `causal_fill = F` (finite, at most -1e4; needs `causal`) the pairs with
+    j > i get the bias F in place of the bias operand's element instead of
+    -inf, as a mask `where(causal AND padding, 0, F)` gives them (HF's eager
+    masks fill with the type's lowest value); the kernel still skips the key
+    blocks above the diagonal, whose exp() underflows to 0 beside any row
+    with an unmasked key, and reads them only for rows whose every key so far
+    is masked (the rows a finite fill averages over all keys). Every perm keeps the
     last axis last (the head dimension stays contiguous), so the kernel reads
     the operands where they are.
 
@@ -321,7 +328,8 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
                    OptionalAttr<DenseI64ArrayAttr>:$q_heads,
                    OptionalAttr<DenseI64ArrayAttr>:$k_heads,
                    OptionalAttr<DenseI64ArrayAttr>:$v_heads,
-                   OptionalAttr<I64Attr>:$q_per_kv, UnitAttr:$causal);
+                   OptionalAttr<I64Attr>:$q_per_kv, UnitAttr:$causal,
+                   OptionalAttr<F64Attr>:$causal_fill);
   let results = (outs AnyRankedTensor:$output);
   let assemblyFormat = "$q `,` $k `,` $v (`,` $bias^)? attr-dict `:` "
                        "type($q) `,` type($k) `,` type($v) (`,` type($bias)^)? "

@@ -55,7 +55,9 @@ def patterns():
     "gqa-attention" for that with K and V read unrepeated (q_per_kv, no
     Expand left), "causal-attention" for one whose constant causal mask
     became `causal` at -O2 and -O3 (no bias left),
-    "causal-gqa-attention" for both, "gelu" / "gelu-matmul" for a written-out
+    "causal-gqa-attention" for both, "causal-padding-attention" for a mask
+    `where(causal AND padding, 0, fill)` split into `causal` and the padding
+    bias at -O2 and -O3, "gelu" / "gelu-matmul" for a written-out
     GELU raised to one graph.gelu at -O3 (alone / in one matmul-epilogue
     region; -O2 bitwise, -O3 within 1e-6 relative, f16 1e-3: computed in f32
     and rounded once), or "no-attention"
@@ -332,6 +334,31 @@ def patterns():
         [vi("q", F16, [2, 3, 200, 64]), vi("k", F16, [2, 3, 200, 64]), vi("v", F16, [2, 3, 200, 64])],
         [vi("out", F16, [2, 3, 200, 64])],
         [const("scale", np.float16(0.125)), const("mask", causal200)]), "causal-attention"
+    # HF's GPT-2 mask: a constant causal pattern AND the padding of an
+    # input (random, so some rows have every key up to theirs masked),
+    # filled with the type's lowest value (eager) or -inf (SDPA's boolean
+    # mask as torch.onnx writes it, with NaN -> 0). 160 keys: several query
+    # and key blocks, so the kernel skips blocks past the diagonal and, for
+    # the fully masked rows of the finite fill, reads them after all. The
+    # small scale keeps those rows' f32 scores (the kernel) and f16 scores
+    # + fill (the evaluator: all one value) both near uniform.
+    tril160 = np.tril(np.ones((1, 1, 160, 160), np.bool_))
+    for fill, tag, scale, nan in ((-65504.0, "lowest", 0.004, False),
+                                  (-np.inf, "ninf", 0.125, True)):
+        tail = [N("IsNaN", ["p0"], ["isnan"]), N("Where", ["isnan", "zero", "p0"], ["p"])] \
+            if nan else [N("Identity", ["p0"], ["p"])]
+        yield f"attention_causal_padding_{tag}_f16", model(
+            [N("Reshape", ["pad", "padshape"], ["padr"]), N("And", ["tril", "padr"], ["keep"]),
+             N("Where", ["keep", "zero", "fill"], ["mask"]),
+             N("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]), N("MatMul", ["q", "kt"], ["s0"]),
+             N("Mul", ["s0", "scale"], ["s1"]), N("Add", ["s1", "mask"], ["s2"]),
+             N("Softmax", ["s2"], ["p0"], axis=-1)] + tail + [N("MatMul", ["p", "v"], ["out"])],
+            [vi("q", F16, [2, 2, 160, 64]), vi("k", F16, [2, 2, 160, 64]),
+             vi("v", F16, [2, 2, 160, 64]), vi("pad", TensorProto.BOOL, [2, 160])],
+            [vi("out", F16, [2, 2, 160, 64])],
+            [const("tril", tril160), const("padshape", np.array([2, 1, 1, 160], np.int64)),
+             const("zero", np.float16(0)), const("fill", np.float16(fill)),
+             const("scale", np.float16(scale))]), "causal-padding-attention"
     yield "attention_rank3_bf16", model(
         [N("Transpose", ["k"], ["kt"], perm=[0, 2, 1]), N("MatMul", ["q", "kt"], ["s"]),
          N("Softmax", ["s"], ["p"], axis=2), N("MatMul", ["p", "v"], ["out"])],
@@ -454,16 +481,23 @@ def main():
             n2 = run([a.kilnc, path, "-O2", "--emit=graph"]).stdout.count("graph.fusion")
             na = r.stdout.count("graph.attention")
             if regions in ("attention", "gqa-attention", "causal-attention",
-                           "causal-gqa-attention", "no-attention"):
+                           "causal-gqa-attention", "causal-padding-attention",
+                           "no-attention"):
                 folded = not any(f"graph.{o} " in r.stdout
                                  for o in ("transpose", "softmax", "slice", "expand"))
                 if regions.endswith("gqa-attention"):
                     folded = folded and "q_per_kv" in r.stdout
                 # `causal` (sorted first among the attributes) right after
                 # the three operands q, k, v: the mask operand is gone.
-                causal = re.search(r"graph\.attention %[^ ,]+, %[^ ,]+, %[^ ,]+ \{causal",
-                                   r.stdout) is not None
+                # causal-padding-attention: a fourth operand, the padding
+                # bias, and causal_fill for a finite fill.
+                bias = ", %[^ ,]+" if regions == "causal-padding-attention" else ""
+                causal = re.search(r"graph\.attention %[^ ,]+, %[^ ,]+, %[^ ,]+" + bias +
+                                   r" \{causal", r.stdout) is not None
                 causal2 = "{causal" in run([a.kilnc, path, "-O2", "--emit=graph"]).stdout
+                if regions == "causal-padding-attention" and \
+                        ("causal_fill" in r.stdout) != ("lowest" in name):
+                    causal = False
                 if causal2 != causal or causal != regions.startswith("causal-"):
                     folded = False
                 if r.returncode or (regions != "no-attention" and (na != 1 or not folded)) or \
@@ -503,6 +537,8 @@ def main():
             what = "1 graph.attention" if regions == "attention" else \
                 "1 graph.attention with q_per_kv" if regions == "gqa-attention" else \
                 "1 causal graph.attention (-O2 and -O3)" if regions == "causal-attention" else \
+                "1 causal graph.attention with a padding bias (-O2 and -O3)" \
+                if regions == "causal-padding-attention" else \
                 "1 causal graph.attention with q_per_kv (-O2 and -O3)" \
                 if regions == "causal-gqa-attention" else \
                 "no graph.attention" if regions == "no-attention" else \

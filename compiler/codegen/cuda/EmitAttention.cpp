@@ -43,6 +43,10 @@ bool configureAttention(LaunchSpec &s, std::string &error) {
     return fail(why);
   if (s.config.getBool("causal") && l.sq != l.sk)
     return fail("causal needs as many queries as keys");
+  if (s.config.has("causal_fill") &&
+      (!s.config.getBool("causal") ||
+       !(s.config.getFloat("causal_fill") <= -1e4)))
+    return fail("causal_fill needs causal and a value at most -1e4");
   const DType t = s.outputs[0].dtype;
   if (t != DType::F16 && t != DType::BF16)
     return fail("the flash-attention kernel takes f16 or bf16");
@@ -60,6 +64,8 @@ bool configureAttention(LaunchSpec &s, std::string &error) {
   if (variant == "wgmma") {
     if ((l.d != 64 && l.d != 128) || (l.dv != 64 && l.dv != 128))
       return fail("the wgmma variant takes head dimensions of 64 or 128");
+    if (c.has("causal_fill"))
+      return fail("the wgmma variant has no finite causal fill");
     if (!rowsVec(s.inputs[0], l.q, l.offsets[0]) ||
         !rowsVec(s.inputs[1], l.k, l.offsets[1]) ||
         !rowsVec(s.inputs[2], l.v, l.offsets[2]))
@@ -149,6 +155,12 @@ bool emitAttention(const LaunchSpec &s, KernelSource &out,
      << ", HAS_BIAS = " << (l.hasBias ? "true" : "false") << ", NAN_TO_ZERO = "
      << (s.config.getBool("nan_to_zero") ? "true" : "false")
      << ", CAUSAL = " << (s.config.getBool("causal") ? "true" : "false")
+     << ", CAUSAL_FILL = " << (s.config.has("causal_fill") ? "true" : "false")
+     << ";\n";
+  // The finite causal fill in the kernel's base-2 units (0 when unused).
+  os << "  static constexpr float FILL_LOG2 = "
+     << floatLiteral(s.config.getFloat("causal_fill", 0.0) * 1.4426950408889634,
+                     true)
      << ";\n";
   os << "  static constexpr float SCALE_LOG2 = "
      << floatLiteral(scale * 1.4426950408889634, true) << ";\n";

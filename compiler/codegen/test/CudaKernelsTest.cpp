@@ -932,6 +932,11 @@ void buildCases() {
   expect({"CAUSAL = true", "SQ = 200"});
   attention("attention_causal_bias_f16_200", DType::F16, 200, true, true);
   expect({"CAUSAL = true", "HAS_BIAS = true"});
+  // A finite causal fill (HF's eager mask): masked pairs get s + F, and a
+  // block with a fully masked row reads the key blocks past the diagonal.
+  attention("attention_causal_fill_f16_200", DType::F16, 200, true, true)
+      .config.set("causal_fill", ConfigValue::ofFloat(-65504.0));
+  expect({"CAUSAL_FILL = true", "FILL_LOG2 = -0x1.71264cp+16f"});
   // The wgmma variant (attention_sm90.cuh): S from shared-memory
   // descriptors, P V with P in registers; causal with a ragged last block,
   // a bias, bf16, and 128-wide heads.
@@ -974,6 +979,19 @@ void buildCases() {
       s.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
     s.config.set("causal", ConfigValue::ofBool(true));
     rejects.push_back({s, "causal needs as many queries as keys"});
+    // A finite causal fill: not on the wgmma variant, and only far below
+    // any score.
+    LaunchSpec fill = s;
+    fill.name = "attention_causal_fill_wgmma";
+    fill.inputs.assign(3, buf(DType::F16, {2, 4, 128, 64}));
+    fill.outputs = {buf(DType::F16, {2, 4, 128, 64})};
+    fill.config.set("causal_fill", ConfigValue::ofFloat(-65504.0));
+    fill.config.set("variant", ConfigValue::ofString("wgmma"));
+    rejects.push_back({fill, "no finite causal fill"});
+    fill.name = "attention_causal_fill_small";
+    fill.config.set("variant", ConfigValue::ofString("mma"));
+    fill.config.set("causal_fill", ConfigValue::ofFloat(-100.0));
+    rejects.push_back({fill, "causal_fill needs causal and a value at most -1e4"});
   }
 }
 

@@ -125,3 +125,30 @@ func.func @causal_ragged(%q: tensor<2x8x64xf16>, %k: tensor<2x16x64xf16>) -> ten
   %0 = graph.attention %q, %k, %k {causal, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<2x8x64xf16>, tensor<2x16x64xf16>, tensor<2x16x64xf16> -> tensor<2x8x64xf16>
   return %0 : tensor<2x8x64xf16>
 }
+
+// -----
+
+// A finite causal fill needs `causal`.
+func.func @causal_fill_alone(%q: tensor<2x16x64xf16>) -> tensor<2x16x64xf16> {
+  // expected-error @+1 {{causal_fill needs causal}}
+  %0 = graph.attention %q, %q, %q {causal_fill = -6.550400e+04 : f64, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<2x16x64xf16> -> tensor<2x16x64xf16>
+  return %0 : tensor<2x16x64xf16>
+}
+
+// -----
+
+// The kernel tells fully masked rows by their maximum: the fill must be far
+// below any score.
+func.func @causal_fill_small(%q: tensor<2x16x64xf16>) -> tensor<2x16x64xf16> {
+  // expected-error @+1 {{causal_fill must be finite and at most -1e4, got -1.000000e+02}}
+  %0 = graph.attention %q, %q, %q {causal, causal_fill = -1.000000e+02 : f64, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<2x16x64xf16> -> tensor<2x16x64xf16>
+  return %0 : tensor<2x16x64xf16>
+}
+
+// -----
+
+// A padding bias with a causal fill round-trips.
+func.func @causal_fill_ok(%q: tensor<2x16x64xf16>, %m: tensor<2x1x16xf16>) -> tensor<2x16x64xf16> {
+  %0 = graph.attention %q, %q, %q, %m {causal, causal_fill = -6.550400e+04 : f64, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<2x1x16xf16> -> tensor<2x16x64xf16>
+  return %0 : tensor<2x16x64xf16>
+}

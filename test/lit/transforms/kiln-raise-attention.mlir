@@ -310,3 +310,93 @@ func.func @causal_runtime(%q: tensor<1x2x4x64xf16>, %k: tensor<1x2x4x64xf16>, %v
   %o = graph.matmul %p, %v : tensor<1x2x4x4xf16>, tensor<1x2x4x64xf16> -> tensor<1x2x4x64xf16>
   return %o : tensor<1x2x4x64xf16>
 }
+
+// -----
+
+// HF's GPT-2 mask: where(causal AND padding, 0, lowest). With the causal
+// option it splits into `causal` with causal_fill (the finite fill) and the
+// padding bias where(padding, 0, lowest), shared by both layers.
+// CAUSAL-LABEL: func.func @causal_padding
+//  CAUSAL:        %[[B:.+]] = graph.where %{{.+}}, %{{.+}}, %{{.+}} : tensor<2x1x1x4xi1>, tensor<f16>, tensor<f16> -> tensor<2x1x1x4xf16>
+//  CAUSAL:        %[[A:.+]] = graph.attention %arg0, %arg1, %arg2, %[[B]] {causal, causal_fill = -6.550400e+04 : f64, k_perm
+//  CAUSAL:        graph.attention %[[A]], %arg1, %arg2, %[[B]] {causal, causal_fill = -6.550400e+04 : f64, k_perm
+//  CAUSAL-NOT:    graph.where
+// O2-LABEL: func.func @causal_padding
+//  O2-COUNT-2:    graph.attention %{{.+}}, %arg1, %arg2, %{{.+}} {causal, causal_fill
+// CHECK-LABEL: func.func @causal_padding
+//  CHECK-NOT:     {causal
+func.func @causal_padding(%q: tensor<2x2x4x64xf16>, %k: tensor<2x2x4x64xf16>, %v: tensor<2x2x4x64xf16>, %pad: tensor<2x1x1x4xi1>) -> tensor<2x2x4x64xf16> {
+  %c = graph.constant dense<8.0> : tensor<f16>
+  %zero = graph.constant dense<0.0> : tensor<f16>
+  %low = graph.constant dense<-65504.0> : tensor<f16>
+  %tril = graph.constant dense<[[[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]]]> : tensor<1x1x4x4xi1>
+  %keep = graph.and %tril, %pad : tensor<1x1x4x4xi1>, tensor<2x1x1x4xi1> -> tensor<2x1x4x4xi1>
+  %m = graph.where %keep, %zero, %low : tensor<2x1x4x4xi1>, tensor<f16>, tensor<f16> -> tensor<2x1x4x4xf16>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x4x64xf16> -> tensor<2x2x64x4xf16>
+  %s = graph.matmul %q, %kt : tensor<2x2x4x64xf16>, tensor<2x2x64x4xf16> -> tensor<2x2x4x4xf16>
+  %ss = graph.div %s, %c : tensor<2x2x4x4xf16>, tensor<f16> -> tensor<2x2x4x4xf16>
+  %sm = graph.add %ss, %m : tensor<2x2x4x4xf16>, tensor<2x1x4x4xf16> -> tensor<2x2x4x4xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<2x2x4x4xf16>
+  %o = graph.matmul %p, %v : tensor<2x2x4x4xf16>, tensor<2x2x4x64xf16> -> tensor<2x2x4x64xf16>
+  %s2 = graph.matmul %o, %kt : tensor<2x2x4x64xf16>, tensor<2x2x64x4xf16> -> tensor<2x2x4x4xf16>
+  %ss2 = graph.div %s2, %c : tensor<2x2x4x4xf16>, tensor<f16> -> tensor<2x2x4x4xf16>
+  %sm2 = graph.add %ss2, %m : tensor<2x2x4x4xf16>, tensor<2x1x4x4xf16> -> tensor<2x2x4x4xf16>
+  %p2 = graph.softmax %sm2 {axis = 3 : i64} : tensor<2x2x4x4xf16>
+  %o2 = graph.matmul %p2, %v : tensor<2x2x4x4xf16>, tensor<2x2x4x64xf16> -> tensor<2x2x4x64xf16>
+  return %o2 : tensor<2x2x4x64xf16>
+}
+
+// -----
+
+// SDPA's boolean mask as torch.onnx writes it, -inf fill: `causal` alone
+// carries the pairs above the diagonal (no causal_fill).
+// CAUSAL-LABEL: func.func @causal_padding_inf
+//  CAUSAL:        graph.attention %arg0, %arg1, %arg2, %{{.+}} {causal, k_perm
+func.func @causal_padding_inf(%q: tensor<2x2x4x64xf16>, %k: tensor<2x2x4x64xf16>, %v: tensor<2x2x4x64xf16>, %pad: tensor<2x1x1x4xi1>) -> tensor<2x2x4x64xf16> {
+  %c = graph.constant dense<8.0> : tensor<f16>
+  %zero = graph.constant dense<0.0> : tensor<f16>
+  %low = graph.constant dense<0xFC00> : tensor<f16>
+  %tril = graph.constant dense<[[[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]]]> : tensor<1x1x4x4xi1>
+  %keep = graph.and %pad, %tril : tensor<2x1x1x4xi1>, tensor<1x1x4x4xi1> -> tensor<2x1x4x4xi1>
+  %m = graph.where %keep, %zero, %low : tensor<2x1x4x4xi1>, tensor<f16>, tensor<f16> -> tensor<2x1x4x4xf16>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x4x64xf16> -> tensor<2x2x64x4xf16>
+  %s = graph.matmul %q, %kt : tensor<2x2x4x64xf16>, tensor<2x2x64x4xf16> -> tensor<2x2x4x4xf16>
+  %ss = graph.div %s, %c : tensor<2x2x4x4xf16>, tensor<f16> -> tensor<2x2x4x4xf16>
+  %sm = graph.add %ss, %m : tensor<2x2x4x4xf16>, tensor<2x1x4x4xf16> -> tensor<2x2x4x4xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<2x2x4x4xf16>
+  %o = graph.matmul %p, %v : tensor<2x2x4x4xf16>, tensor<2x2x4x64xf16> -> tensor<2x2x4x64xf16>
+  return %o : tensor<2x2x4x64xf16>
+}
+
+// -----
+
+// Negatives: a fill above -1e4, or a pattern that is not causal (key 1
+// visible from query 0), keeps the whole mask as the bias.
+// CAUSAL-LABEL: func.func @causal_padding_not
+//  CAUSAL:        graph.attention %arg0, %arg1, %arg2, %{{.+}} {k_perm
+//  CAUSAL:        graph.attention %{{.+}}, %arg1, %arg2, %{{.+}} {k_perm
+//  CAUSAL-NOT:    {causal
+func.func @causal_padding_not(%q: tensor<2x2x4x64xf16>, %k: tensor<2x2x4x64xf16>, %v: tensor<2x2x4x64xf16>, %pad: tensor<2x1x1x4xi1>) -> tensor<2x2x4x64xf16> {
+  %c = graph.constant dense<8.0> : tensor<f16>
+  %zero = graph.constant dense<0.0> : tensor<f16>
+  %small = graph.constant dense<-1000.0> : tensor<f16>
+  %low = graph.constant dense<-65504.0> : tensor<f16>
+  %tril = graph.constant dense<[[[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]]]> : tensor<1x1x4x4xi1>
+  %band = graph.constant dense<[[[[true, true, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]]]> : tensor<1x1x4x4xi1>
+  %keep = graph.and %tril, %pad : tensor<1x1x4x4xi1>, tensor<2x1x1x4xi1> -> tensor<2x1x4x4xi1>
+  %m = graph.where %keep, %zero, %small : tensor<2x1x4x4xi1>, tensor<f16>, tensor<f16> -> tensor<2x1x4x4xf16>
+  %keep2 = graph.and %band, %pad : tensor<1x1x4x4xi1>, tensor<2x1x1x4xi1> -> tensor<2x1x4x4xi1>
+  %m2 = graph.where %keep2, %zero, %low : tensor<2x1x4x4xi1>, tensor<f16>, tensor<f16> -> tensor<2x1x4x4xf16>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x4x64xf16> -> tensor<2x2x64x4xf16>
+  %s = graph.matmul %q, %kt : tensor<2x2x4x64xf16>, tensor<2x2x64x4xf16> -> tensor<2x2x4x4xf16>
+  %ss = graph.div %s, %c : tensor<2x2x4x4xf16>, tensor<f16> -> tensor<2x2x4x4xf16>
+  %sm = graph.add %ss, %m : tensor<2x2x4x4xf16>, tensor<2x1x4x4xf16> -> tensor<2x2x4x4xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<2x2x4x4xf16>
+  %o = graph.matmul %p, %v : tensor<2x2x4x4xf16>, tensor<2x2x4x64xf16> -> tensor<2x2x4x64xf16>
+  %s2 = graph.matmul %o, %kt : tensor<2x2x4x64xf16>, tensor<2x2x64x4xf16> -> tensor<2x2x4x4xf16>
+  %ss2 = graph.div %s2, %c : tensor<2x2x4x4xf16>, tensor<f16> -> tensor<2x2x4x4xf16>
+  %sm2 = graph.add %ss2, %m2 : tensor<2x2x4x4xf16>, tensor<2x1x4x4xf16> -> tensor<2x2x4x4xf16>
+  %p2 = graph.softmax %sm2 {axis = 3 : i64} : tensor<2x2x4x4xf16>
+  %o2 = graph.matmul %p2, %v : tensor<2x2x4x4xf16>, tensor<2x2x4x64xf16> -> tensor<2x2x4x64xf16>
+  return %o2 : tensor<2x2x4x64xf16>
+}

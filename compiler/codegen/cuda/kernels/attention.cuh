@@ -17,7 +17,11 @@
 //   softmax of such a row is); CAUSAL: query i sees key j only when j <= i
 //   (SQ == SK): a block reads the key blocks up to the one holding key
 //   m0 + BM - 1, masks j > i there, and skips the rest (their exp() would
-//   all be 0); the grid runs the longest query blocks first.
+//   all be 0); the grid runs the longest query blocks first. CAUSAL_FILL:
+//   a masked pair's score is s * scale + F (FILL_LOG2 = F log2(e), finite)
+//   instead of -inf; the skipped blocks' exp() is still 0 beside a row
+//   with an unmasked key, and a block with a row whose every key so far
+//   is masked (maximum below FILL_LOG2 / 2) reads the skipped blocks too.
 // Only key blocks that reach past SK or (CAUSAL) past the block's first
 // query are masked; the others skip the per-score index math.
 // A block takes BM query rows of one batch: its warps keep their Q
@@ -43,6 +47,11 @@ template <> __device__ __forceinline__ u32 pack2<bf16>(float lo, float hi) {
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
   return r;
 }
+
+/// A compile-time flag passed as a value (to generic lambdas).
+template <bool B> struct Flag {
+  static constexpr bool value = B;
+};
 
 __device__ __forceinline__ float neg_inf() { return -__int_as_float(0x7f800000); }
 
@@ -83,14 +92,16 @@ template <int DV> struct RowState {
 /// block when SK is not a multiple of BN and, with CAUSAL, on the blocks
 /// reaching past the block's first query m0: warp-uniform), the running row
 /// max and sum, the output rescaled; `s` becomes P (not yet rounded to T).
-template <class P, int BN, int DV>
+/// BEYOND: a key block past the diagonal (CAUSAL_FILL's fallback), every
+/// key of it masked.
+template <class P, int BN, int DV, bool BEYOND = false>
 __device__ __forceinline__ void
 softmax_step(float (&s)[BN / 2], RowState<DV> &st, i64 z, i64 n0, i64 m0,
              i64 row0, int lane, const typename P::BT *__restrict__ bias) {
   float(&o)[DV / 2] = st.o;
   float(&mrow)[2] = st.mrow;
   float(&lrow)[2] = st.lrow;
-  const bool mask = (P::SK % BN != 0 && n0 + BN > P::SK) ||
+  const bool mask = BEYOND || (P::SK % BN != 0 && n0 + BN > P::SK) ||
                     (P::CAUSAL && n0 + BN - 1 > m0);
   float mx[2] = {neg_inf(), neg_inf()};
   // The bias of this lane's first column in each of its two rows (rows past
@@ -98,7 +109,7 @@ softmax_step(float (&s)[BN / 2], RowState<DV> &st, i64 z, i64 n0, i64 m0,
   // so the other columns are constant offsets from it.
   const typename P::BT *brow[2];
   const i64 c0 = n0 + (lane & 3) * 2;
-  if (P::HAS_BIAS)
+  if (P::HAS_BIAS && !BEYOND)
 #pragma unroll
     for (int h = 0; h < 2; ++h)
       brow[h] = bias + P::bias_off(z, row0 + h * 8 < P::SQ ? row0 + h * 8
@@ -108,11 +119,17 @@ softmax_step(float (&s)[BN / 2], RowState<DV> &st, i64 z, i64 n0, i64 m0,
   for (int i = 0; i < BN / 2; ++i) {
     const int h = (i >> 1) & 1, dc = (i >> 2) * 8 + (i & 1); // key c0 + dc
     float x = s[i] * P::SCALE_LOG2;
-    if (P::HAS_BIAS && (!mask || c0 + dc < P::SK))
+    // Masked by CAUSAL (key past the query).
+    const bool late =
+        mask && P::CAUSAL && (BEYOND || c0 + dc > row0 + h * 8);
+    if (P::HAS_BIAS && !BEYOND && (!mask || c0 + dc < P::SK) &&
+        !(P::CAUSAL_FILL && late))
       x += to_compute(brow[h][P::bias_off(0, 0, dc) - P::bias_off(0, 0, 0)]) *
            1.4426950408889634f;
-    if (mask && (c0 + dc >= P::SK || (P::CAUSAL && c0 + dc > row0 + h * 8)))
+    if (mask && c0 + dc >= P::SK)
       x = neg_inf();
+    else if (late)
+      x = P::CAUSAL_FILL ? x + P::FILL_LOG2 : neg_inf();
     s[i] = x;
     mx[h] = fmaxf(mx[h], x);
   }
@@ -247,31 +264,10 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
   st.init();
   const i64 row0 = m0 + warp * 16 + (lane >> 2);
 
-  if (P::KV_VEC && NT > 0)
-    issue(0, 0);
-  mm::cp_async_commit();
-  for (i64 t = 0; t < NT; ++t) {
-    const i64 n0 = t * BN;
-    const u16 *ks, *vs;
-    if (P::KV_VEC) {
-      if (t + 1 < NT)
-        issue((t + 1) & 1, n0 + BN);
-      mm::cp_async_commit();
-      mm::cp_async_wait<1>();
-      __syncthreads();
-      ks = smem + (t & 1) * KV_TILE;
-    } else {
-      mm::load_tile<BN, D, KP, THREADS, false, i64>(smem, K, n0, i64(0), P::SK,
-                                                    i64(D), P::K_LD);
-      mm::load_tile<BN, DV, VP, THREADS, false, i64>(smem + BN * KP, V, n0,
-                                                     i64(0), P::SK, i64(DV),
-                                                     P::V_LD);
-      __syncthreads();
-      ks = smem;
-    }
-    vs = ks + BN * KP;
-
-    // S = Q K^T for the warp's 16 rows and BN keys.
+  // One key block from shared memory: S = Q K^T for the warp's 16 rows and
+  // BN keys, the softmax step, O += P V (the score accumulators are P's A
+  // fragments).
+  auto block = [&](const u16 *ks, const u16 *vs, i64 n0, auto beyond) {
     float s[BN / 2];
 #pragma unroll
     for (int i = 0; i < BN / 2; ++i)
@@ -286,9 +282,8 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
         mm::mma_op<T>::run(frag(s, j), qf[kk], r[0], r[1]);
         mm::mma_op<T>::run(frag(s, j + 1), qf[kk], r[2], r[3]);
       }
-    softmax_step<P, BN, DV>(s, st, z, n0, m0, row0, lane, bias);
-
-    // O += P V: the score accumulators are P's A fragments.
+    softmax_step<P, BN, DV, decltype(beyond)::value>(s, st, z, n0, m0, row0,
+                                                     lane, bias);
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk) {
       u32 a[4];
@@ -302,7 +297,53 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
         mm::mma_op<T>::run(frag(st.o, j + 1), a, r[2], r[3]);
       }
     }
+  };
+  auto load_sync = [&](i64 n0) {
+    mm::load_tile<BN, D, KP, THREADS, false, i64>(smem, K, n0, i64(0), P::SK,
+                                                  i64(D), P::K_LD);
+    mm::load_tile<BN, DV, VP, THREADS, false, i64>(smem + BN * KP, V, n0,
+                                                   i64(0), P::SK, i64(DV),
+                                                   P::V_LD);
+    __syncthreads();
+  };
+
+  if (P::KV_VEC && NT > 0)
+    issue(0, 0);
+  mm::cp_async_commit();
+  for (i64 t = 0; t < NT; ++t) {
+    const i64 n0 = t * BN;
+    const u16 *ks;
+    if (P::KV_VEC) {
+      if (t + 1 < NT)
+        issue((t + 1) & 1, n0 + BN);
+      mm::cp_async_commit();
+      mm::cp_async_wait<1>();
+      __syncthreads();
+      ks = smem + (t & 1) * KV_TILE;
+    } else {
+      load_sync(n0);
+      ks = smem;
+    }
+    block(ks, ks + BN * KP, n0, Flag<false>());
     __syncthreads(); // This stage is refilled two steps on.
+  }
+
+  // CAUSAL_FILL: rows whose every key so far is masked average over all
+  // keys (as the finite fill gives them), so their block reads the rest.
+  constexpr i64 NT_ALL = (P::SK + BN - 1) / BN;
+  if (P::CAUSAL_FILL && NT < NT_ALL) {
+    bool open = false;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      open |= row0 + h * 8 < P::SQ && st.mrow[h] < 0.5f * P::FILL_LOG2;
+    if (__syncthreads_or(open)) {
+      mm::cp_async_wait<0>();
+      for (i64 t = NT; t < NT_ALL; ++t) {
+        load_sync(t * BN);
+        block(smem, smem + BN * KP, t * BN, Flag<true>());
+        __syncthreads();
+      }
+    }
   }
 
   store_rows<P, DV>(out, z, row0, lane, st);
