@@ -52,10 +52,11 @@
 //   attention    scale (the scores' factor), q_perm, k_perm, v_perm, out_perm,
 //                nan_to_zero, q_heads/k_heads/v_heads ([offset, count] of
 //                the canonical heads axis), q_per_kv (query heads per KV
-//                head) (graph.attention's); inputs q, k, v[, bias], f16/bf16,
-//                head dimensions multiples of 16 up to 128. Tuning: variant
-//                ("mma" by default; "wgmma": attention_sm90.cuh, sm_90, heads
-//                of 64 or 128, 64 x 64 blocks, not yet run on a GPU), block_m
+//                head), causal, causal_fill (graph.attention's); inputs q, k,
+//                v[, bias], f16/bf16, head dimensions multiples of 16 up to
+//                128. Tuning: variant ("wgmma": attention_sm90.cuh, sm_90,
+//                heads of 64 or 128, 64 x 64 blocks, the default there when
+//                its blocks fill the GPU; else "mma"), block_m
 //                (32, 64, 128: query rows per block), block_n (32, 64: keys per
 //                step).
 //   conv         strides, pads, dilations, group; inputs x, w[, bias].

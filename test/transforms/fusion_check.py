@@ -58,8 +58,8 @@ def patterns():
     "causal-gqa-attention" for both, "causal-padding-attention" for a mask
     `where(causal AND padding, 0, fill)` split into `causal` and the padding
     bias at -O2 and -O3, "gelu" / "gelu-matmul" for a written-out
-    GELU raised to one graph.gelu at -O3 (alone / in one matmul-epilogue
-    region; -O2 bitwise, -O3 within 1e-6 relative, f16 1e-3: computed in f32
+    GELU raised to one graph.gelu at -O2 and -O3 (alone / in one
+    matmul-epilogue region; within 1e-6 relative, f16 1e-3: computed in f32
     and rounded once), or "no-attention"
     for none at -O3)."""
     yield "silu_mul_add_f16", model(
@@ -463,8 +463,8 @@ def main():
                     got = other.get(k)
                     if got is None or got.dtype != ref.dtype or got.shape != ref.shape:
                         why = f"output {k} missing or of another dtype/shape at {level}"
-                    elif regions in ("rms", "ln", "gemm", "softmax", "log_softmax") or \
-                            (regions in ("gelu", "gelu-matmul") and level == "-O3"):
+                    elif regions in ("rms", "ln", "gemm", "softmax", "log_softmax", "gelu",
+                                     "gelu-matmul"):
                         tol = 1e-6 if ref.dtype == np.float32 else 1e-3
                         rel = float(np.max(np.abs(got.astype(np.float64) - ref))) / \
                             float(np.max(np.abs(ref)))
@@ -514,12 +514,17 @@ def main():
                     why = f"expected one layer_norm (not rms) and no regions at -O2 ({n2}) and " \
                           f"-O3 ({n})"
             elif regions in ("gelu", "gelu-matmul"):
-                # -O3 raises the written-out GELU: one graph.gelu, in the
-                # matmul's epilogue region for gelu-matmul, else alone.
+                # -O2 and -O3 raise the written-out GELU: one graph.gelu, in
+                # the matmul's epilogue region for gelu-matmul, else alone.
                 want = (1, 1) if regions == "gelu-matmul" else (0, 0)
-                if r.returncode or (n, nm) != want or r.stdout.count("graph.gelu ") != 1 or \
-                        any(f"graph.{o} " in r.stdout for o in ("erf", "tanh", "pow")):
-                    why = f"expected one graph.gelu and {want[0]} regions at -O3 ({n}, {nm} matmul)"
+                for lvl, out in (("-O3", r), ("-O2", run([a.kilnc, path, "-O2", "--emit=graph"]))):
+                    nl = out.stdout.count("graph.fusion")
+                    nml = out.stdout.count('graph.fusion "matmul"')
+                    if out.returncode or (nl, nml) != want or \
+                            out.stdout.count("graph.gelu ") != 1 or \
+                            any(f"graph.{o} " in out.stdout for o in ("erf", "tanh", "pow")):
+                        why = f"expected one graph.gelu and {want[0]} regions at {lvl} " \
+                              f"({nl}, {nml} matmul)"
             elif regions in ("softmax", "log_softmax"):
                 if r.returncode or n or n2 or r.stdout.count(f"graph.{regions} ") != 1 or \
                         any(f"graph.{o} " in r.stdout for o in ("exp", "reduce_sum", "reduce_max")):
@@ -543,17 +548,16 @@ def main():
                 if regions == "causal-gqa-attention" else \
                 "no graph.attention" if regions == "no-attention" else \
                 "1 matmul region" if regions == "matmul" else \
-                "1 graph.gelu in 1 matmul region at -O3" if regions == "gelu-matmul" else \
-                "1 graph.gelu at -O3" if regions == "gelu" else \
+                "1 graph.gelu in 1 matmul region (-O2 and -O3)" if regions == "gelu-matmul" else \
+                "1 graph.gelu (-O2 and -O3)" if regions == "gelu" else \
                 "Gemm split into 1 matmul region" if regions == "gemm" else \
                 "layer_norm {rms}" if regions == "rms" else \
                 "layer_norm" if regions == "ln" else \
                 f"graph.{regions}" if regions in ("softmax", "log_softmax") else \
                 f"{regions} region{'s' if regions > 1 else ''}"
             how = "-O2 and -O3 within 1e-6 (f16: 1e-3)" \
-                if regions in ("rms", "ln", "gemm", "softmax", "log_softmax") \
-                else "-O2 bitwise, -O3 within 1e-6 (f16: 1e-3)" \
-                if regions in ("gelu", "gelu-matmul") else "-O2 and -O3 bitwise"
+                if regions in ("rms", "ln", "gemm", "softmax", "log_softmax", "gelu",
+                               "gelu-matmul") else "-O2 and -O3 bitwise"
             print(f"PASS {name}: {what}; {how} of -O1")
     print(f"fusion_check: {passed} passed, {failed} failed")
     return 1 if failed or not passed else 0

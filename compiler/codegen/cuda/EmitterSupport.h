@@ -97,7 +97,8 @@ bool emitAttention(const LaunchSpec &spec, KernelSource &out,
                    std::string &error);
 /// configureLaunch for kind "attention" (EmitAttention.cpp: the block shape
 /// also fixes the kernel's shared-memory tiles).
-bool configureAttention(LaunchSpec &spec, std::string &error);
+bool configureAttention(LaunchSpec &spec, std::string &error,
+                        const TargetOptions &target);
 bool emitConv(const LaunchSpec &spec, KernelSource &out, std::string &error);
 bool emitPool(const LaunchSpec &spec, KernelSource &out, std::string &error);
 bool emitGather(const LaunchSpec &spec, KernelSource &out, std::string &error);

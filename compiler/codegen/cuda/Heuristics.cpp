@@ -478,7 +478,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
   if (!outputCountValid(s))
     return fail("expects exactly one output buffer");
   if (s.kind == "attention")
-    return configureAttention(s, error);
+    return configureAttention(s, error, target);
   const BufferSpec &out = s.outputs[0];
   const int64_t n = out.numElements();
   Config &c = s.config;

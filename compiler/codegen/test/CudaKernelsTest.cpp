@@ -943,9 +943,13 @@ void buildCases() {
   for (auto [name, t, seq, causal, bias] :
        {std::tuple{"attention_wgmma_f16_128", DType::F16, int64_t(128), false, true},
         std::tuple{"attention_wgmma_causal_bf16_200", DType::BF16, int64_t(200), true,
-                   false}}) {
-    attention(name, t, seq, causal, bias).config.set(
-        "variant", ConfigValue::ofString("wgmma"));
+                   false},
+        std::tuple{"attention_wgmma_causal_fill_f16_200", DType::F16, int64_t(200),
+                   true, true}}) {
+    LaunchSpec &w = attention(name, t, seq, causal, bias);
+    w.config.set("variant", ConfigValue::ofString("wgmma"));
+    if (std::string(name).find("fill") != std::string::npos)
+      w.config.set("causal_fill", ConfigValue::ofFloat(-65504.0));
     expect({"kiln::att::flash_wgmma<P>", "wgmma_o(float (&d)[32]"}, 128, 0);
     cases.back().expectPtx = {"wgmma.mma_async.sync.aligned.m64n64k16.f32"};
   }
@@ -979,17 +983,11 @@ void buildCases() {
       s.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
     s.config.set("causal", ConfigValue::ofBool(true));
     rejects.push_back({s, "causal needs as many queries as keys"});
-    // A finite causal fill: not on the wgmma variant, and only far below
-    // any score.
+    // A finite causal fill only far below any score.
     LaunchSpec fill = s;
-    fill.name = "attention_causal_fill_wgmma";
+    fill.name = "attention_causal_fill_small";
     fill.inputs.assign(3, buf(DType::F16, {2, 4, 128, 64}));
     fill.outputs = {buf(DType::F16, {2, 4, 128, 64})};
-    fill.config.set("causal_fill", ConfigValue::ofFloat(-65504.0));
-    fill.config.set("variant", ConfigValue::ofString("wgmma"));
-    rejects.push_back({fill, "no finite causal fill"});
-    fill.name = "attention_causal_fill_small";
-    fill.config.set("variant", ConfigValue::ofString("mma"));
     fill.config.set("causal_fill", ConfigValue::ofFloat(-100.0));
     rejects.push_back({fill, "causal_fill needs causal and a value at most -1e4"});
   }

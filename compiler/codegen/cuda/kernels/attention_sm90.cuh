@@ -25,8 +25,8 @@
 //    16 (unused), SBO 1024. V's tile is DV/64 column blocks of BN = 64 key
 //    rows x 128 bytes (N-major): slice kk (16 keys) starts kk * 128 bytes in,
 //    LBO = 64 * 128 (the next 64 columns), SBO 1024.
-// Not yet run on a GPU: a launch takes it only with config variant "wgmma"
-// (never by default).
+// CAUSAL_FILL as in flash(): the blocks past the diagonal are read only
+// for a block with a fully masked row.
 #pragma once
 
 namespace kiln {
@@ -92,16 +92,9 @@ flash_wgmma(const typename P::T *__restrict__ q,
   st.init();
   const i64 row0 = m0 + warp * 16 + (lane >> 2);
 
-  for (i64 t = 0; t < NT; ++t) {
-    const i64 n0 = t * BN;
-    if (t + 1 < NT)
-      issue(static_cast<int>((t + 1) & 1), n0 + BN);
-    mm::cp_async_commit();
-    mm::cp_async_wait<1>(); // Q and tile t have landed (this thread's part)
-    mm::fence_proxy_async_shared();
-    __syncthreads();
-    const u32 sk = sKV + static_cast<u32>(t & 1) * STAGE, sv = sk + K_BYTES;
-
+  // One key block from shared memory (K at sk, V at sv): S = Q K^T, the
+  // online softmax on flash()'s fragment, O += P V with P in registers.
+  auto block = [&](u32 sk, u32 sv, i64 n0, auto beyond) {
     // S = Q K^T: D / 16 slices into zeroed accumulators.
     float s[BN / 2];
 #pragma unroll
@@ -119,9 +112,10 @@ flash_wgmma(const typename P::T *__restrict__ q,
     mm::wgmma_wait<0>();
     mm::fence_accumulators(s);
 
-    // Scale, bias, mask and the online softmax on the same fragment as
-    // flash()'s; P as the A registers of each 16-key slice.
-    softmax_step<P, BN, DV>(s, st, z, n0, m0, row0, lane, bias);
+    // Scale, bias, mask and the online softmax; P as the A registers of
+    // each 16-key slice.
+    softmax_step<P, BN, DV, decltype(beyond)::value>(s, st, z, n0, m0, row0,
+                                                     lane, bias);
     u32 pa[BN / 16][4];
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk)
@@ -138,7 +132,40 @@ flash_wgmma(const typename P::T *__restrict__ q,
     mm::wgmma_commit();
     mm::wgmma_wait<0>();
     mm::fence_accumulators(st.o);
+  };
+
+  for (i64 t = 0; t < NT; ++t) {
+    const i64 n0 = t * BN;
+    if (t + 1 < NT)
+      issue(static_cast<int>((t + 1) & 1), n0 + BN);
+    mm::cp_async_commit();
+    mm::cp_async_wait<1>(); // Q and tile t have landed (this thread's part)
+    mm::fence_proxy_async_shared();
+    __syncthreads();
+    const u32 sk = sKV + static_cast<u32>(t & 1) * STAGE;
+    block(sk, sk + K_BYTES, n0, Flag<false>());
     __syncthreads(); // Every warp is done with stage t & 1 before its refill.
+  }
+
+  // CAUSAL_FILL: a block with a row whose every key so far is masked reads
+  // the key blocks past the diagonal too (attention.cuh's flash()).
+  constexpr i64 NT_ALL = (P::SK + BN - 1) / BN;
+  if (P::CAUSAL_FILL && NT < NT_ALL) {
+    bool open = false;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      open |= row0 + h * 8 < P::SQ && st.mrow[h] < 0.5f * P::FILL_LOG2;
+    if (__syncthreads_or(open)) {
+      for (i64 t = NT; t < NT_ALL; ++t) {
+        issue(0, t * BN);
+        mm::cp_async_commit();
+        mm::cp_async_wait<0>();
+        mm::fence_proxy_async_shared();
+        __syncthreads();
+        block(sKV, sKV + K_BYTES, t * BN, Flag<true>());
+        __syncthreads();
+      }
+    }
   }
 
   store_rows<P, DV>(out, z, row0, lane, st);
