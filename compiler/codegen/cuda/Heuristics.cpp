@@ -49,8 +49,9 @@ int64_t rowBlockSize(int64_t len) {
 /// rows alone would leave the GPU (132 SMs x 2048 threads) idle. A power of
 /// two up to 32 (several rows share a block) or a multiple of 32 up to 512
 /// (the block; 1024 would halve the registers a thread may hold).
-/// `warpCap`: never grow a team that fits in a warp past it (layer norm:
-/// a warp per row reduces with shuffles alone; on the H200 BERT 32x128's
+/// `warpCap`: with 1024 rows or more (8 warps an SM), never grow a team that
+/// fits in a warp past it (layer norm: a warp per row reduces with shuffles
+/// alone; on the H200 BERT 32x128's
 /// and GPT-2 8x512's 4096 rows of 768 f16, 3 vectors a lane, ran the whole
 /// model 1.6% / 2.6% faster than with 96-thread teams of one vector each,
 /// run-163947 against run-163718).
@@ -65,7 +66,8 @@ int64_t rowTeamSize(int64_t rows, int64_t len, int64_t bytes,
   if (items(team) > kItems)
     team = std::min(kMaxTeam, ceilDiv(ceilDiv(nv, kItems), 32) * 32);
   while (rows * team < kFillThreads && team < kMaxTeam &&
-         !(warpCap && team >= 32) && (team < 32 || items(team) > 1))
+         !(warpCap && team >= 32 && rows >= 1024) &&
+         (team < 32 || items(team) > 1))
     team = team < 32 ? team * 2
                      : std::min(kMaxTeam,
                                 ceilDiv(ceilDiv(nv, items(team) - 1), 32) * 32);

@@ -470,7 +470,9 @@ void buildCases() {
     const std::string sfx = bias ? "_bias" : "";
     layerNormRow("layer_norm_bert" + sfx, DType::F16, DType::F16, 4096, 768,
                  bias);
-    expect({"TEAM = 96, ITEMS = 1;", "SVEC = true;"}, 96, 4096);
+    // A warp per row (3 vectors a lane), 4 rows a block: layer norm never
+    // grows a team that fits in a warp.
+    expect({"TEAM = 32, ITEMS = 3;", "SVEC = true;"}, 128, 1024);
     layerNormRow("layer_norm_1000" + sfx, DType::F16, DType::F16, 16384, 1000,
                  bias);
     expect({"VEC = 8, TEAM = 32, ITEMS = 4;"}, 128, 4096);
@@ -500,7 +502,7 @@ void buildCases() {
                         buf(DType::F16, {4096, 8, 64}));
     b.config.set("axis", ConfigValue::ofInt(1));
     b.config.set("epsilon", ConfigValue::ofFloat(1e-5));
-    expect({"SVEC = false;", "BVEC = false;", "ITEMS = 1;"});
+    expect({"SVEC = false;", "BVEC = false;", "TEAM = 32, ITEMS = 2;"});
   }
   // Explicit teams (as autotuning may set them) over f32 rows: a partial
   // last item in whole-block, warp and sub-warp teams, teams past the last
