@@ -274,6 +274,24 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // products keep 128 x 256. 64 x 64 spreads small products (BERT 1x128's
   // 128 x 768 x 768 ... 3072: 24-72 tiles) over more SMs; the autotuner
   // chose it for all of them (H200, 2026-12-03, 1.2x the engine).
+  // Many tiles (4+ waves of 128 x 128): 128 x 128 tiles in the ping-pong
+  // schedule, one consumer warpgroup's epilogue running under the other's k
+  // loop. On the H200 (micro-165727, the same flags as micro.py's
+  // wgmma-pingpong side) against this function's other choice: BERT 32x128
+  // FFN1 0.0441 vs 0.0496 ms, GPT-2 8x512 QKV 0.0371 vs 0.0394 and FFN1
+  // 0.0439 vs 0.0502, ViT FFN1 0.1244 vs 0.1276, Llama gate/up 0.1132 vs
+  // 0.1186, 8192^3 1.601 vs 1.737, with bias + GELU BERT 0.0524 vs 0.0560
+  // and ViT 0.1408 vs 0.1514; 4096^3 0.2054 vs 0.2013. With one or two
+  // waves (FFN2, the attention output, Llama down) it lost 5-25%.
+  if (l.batch == 1 && c.getBool("tma", true) && !c.has("tile_m") &&
+      !c.has("tile_n") && !c.has("pingpong") && !c.has("warpgroups") &&
+      l.m > 64 && l.n > 64 && tiles(128, 128) >= 4 * kTargetSMs) {
+    c.set("tile_m", ConfigValue::ofInt(128));
+    c.set("tile_n", ConfigValue::ofInt(128));
+    c.set("warpgroups", ConfigValue::ofInt(2));
+    c.set("pingpong", ConfigValue::ofBool(true));
+    c.setDefault("stages", ConfigValue::ofInt(4));
+  }
   if (l.batch == 1 && c.getBool("tma", true) && !c.has("tile_m") &&
       !c.has("tile_n")) {
     int64_t bestM = 0, bestN = 0, bestCost = 0;

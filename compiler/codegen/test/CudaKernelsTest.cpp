@@ -697,12 +697,21 @@ void buildCases() {
     // Large: 128 x 256 tiles of two warpgroups, four stages.
     LaunchSpec &big =
         add("matmul_wgmma_big", "matmul",
-            {buf(DType::F16, {4096, 4096}), buf(DType::F16, {4096, 4096})},
-            buf(DType::F16, {4096, 4096}));
+            {buf(DType::F16, {2048, 4096}), buf(DType::F16, {4096, 4096})},
+            buf(DType::F16, {2048, 4096}));
     big.config.set("path", ConfigValue::ofString("wgmma"));
     // TMA by default (batch 1): 256 tiles over 132 persistent blocks.
     expect({"wgmma_tma_gemm<P>", "WARPGROUPS = 2", "STAGES = 4", "GROUP_M = 8",
             "m64n256k16", "__launch_bounds__(384, 1)", "__grid_constant__"},
+           384, 132);
+    // Four waves of 128 x 128 tiles or more (1024 at 4096^3): ping-pong by
+    // default.
+    add("matmul_wgmma_many_tiles", "matmul",
+        {buf(DType::F16, {4096, 4096}), buf(DType::F16, {4096, 4096})},
+        buf(DType::F16, {4096, 4096}))
+        .config.set("path", ConfigValue::ofString("wgmma"));
+    expect({"wgmma_tma_gemm<P>", "PINGPONG = true", "STAGES = 4",
+            "m64n128k16"},
            384, 132);
     // Ping-pong: two consumer warpgroups taking whole 128 x 128 tiles in
     // turn, ragged edges (1000 = 7 x 128 + 104), bf16, K-major B.
