@@ -30,12 +30,13 @@ With --gemm-paths auto,wgmma every gemm also runs through kilnc
 --matmul-path=wgmma (side "kiln-wgmma"), on the first run's inputs and
 checked the same way, so one run checks and times both paths at every shape.
 
-With --attention-paths auto,att-wgmma every attention case also runs the
-wgmma attention kernel (kilnc --set=attention.variant=wgmma, side
-"kiln-att-wgmma"), checked against PyTorch the same way.
+With --attention-paths auto,att-mma (or att-wgmma) every attention case also
+runs the mma.sync (wgmma) attention kernel (kilnc
+--set=attention.variant=mma, side "kiln-att-mma"), checked against PyTorch
+the same way.
 
 Usage: micro.py [--only gemm,attention] [--runs 100] [--bin DIR] [--work DIR]
-                [--gemm-paths auto,wgmma] [--attention-paths auto,att-wgmma]
+                [--gemm-paths auto,wgmma] [--attention-paths auto,att-mma]
        micro.py --emit-onnx DIR     only write the ONNX models (no torch, no GPU)
 Writes bench/results/<date>-<gpu>/micro-<time>.{json,md}.
 """
@@ -62,8 +63,9 @@ PATH_FLAGS = {
     "auto": (), "mma": ("--matmul-path=mma",), "wgmma": ("--matmul-path=wgmma",),
     "simt": ("--matmul-path=simt",),
     # The attention section's kernels (--attention-paths): the wgmma one
-    # (attention_sm90.cuh, never chosen by default).
+    # (attention_sm90.cuh; the default on sm_90 where its blocks fill the GPU).
     "att-wgmma": ("--set=attention.variant=wgmma",),
+    "att-mma": ("--set=attention.variant=mma",),
     "wgmma-async": ("--matmul-path=wgmma", "--set=matmul.tma=false"),
     # The TMA kernel's ping-pong schedule on 128 x 128 tiles (two consumer
     # warpgroups taking turns), and the cooperative one on the same tiles.
@@ -387,7 +389,7 @@ def main(argv=None):
                         "wgmma, simt, wgmma-async: wgmma's cp.async kernel): the first is side 'kiln', "
                         "each other one a side 'kiln-<path>'")
     p.add_argument("--attention-paths", default="auto",
-                   help="the attention section's kernels, comma-separated (auto, att-wgmma): the first "
+                   help="the attention section's kernels, comma-separated (auto, att-wgmma, att-mma): the first "
                         "is side 'kiln', each other one a side 'kiln-<path>', checked and timed the same")
     p.add_argument("--gemm-dtypes", default="fp16,bf16",
                    help="dtypes of the gemm section (fp16, bf16, tf32: f32 operands on tensor cores)")
@@ -399,8 +401,8 @@ def main(argv=None):
     if not gemm_paths or any(x not in PATH_FLAGS for x in gemm_paths):
         p.error("--gemm-paths takes " + ", ".join(PATH_FLAGS) + ", comma-separated")
     attention_paths = [x for x in a.attention_paths.split(",") if x]
-    if not attention_paths or any(x not in ("auto", "att-wgmma") for x in attention_paths):
-        p.error("--attention-paths takes auto and/or att-wgmma, comma-separated")
+    if not attention_paths or any(x not in ("auto", "att-wgmma", "att-mma") for x in attention_paths):
+        p.error("--attention-paths takes auto, att-wgmma and/or att-mma, comma-separated")
     only = [s for s in a.only.split(",") if s]
     for s in only:
         if s not in SECTIONS:
