@@ -31,7 +31,8 @@ static const OptLevelConfig kOptLevels[] = {
     {2, true, true, true, true, true, true, true, true, true,
      "-O1, elementwise fusion, matmul epilogues, single-kernel RMSNorm, "
      "written-out GELU as one graph.gelu, flash attention (constant causal "
-     "masks as `causal`), Q/K/V projections merged"},
+     "masks as `causal`, causal AND padding masks as `causal` and a padding "
+     "bias), Q/K/V projections merged"},
     {3, true, true, true, true, true, true, true, true, true,
      "-O2 and rewrites not yet checked on a GPU (none today)"},
 };

@@ -273,8 +273,9 @@ bool isCausalCondition(Value c, int64_t sq, int64_t sk) {
 /// [batch, 1, 1, keys]). Where C holds the two biases agree; where it does
 /// not the original one is F, which is what `causal` gives with F = -inf
 /// (SDPA's boolean mask as torch.onnx writes it) and `causal_fill = F` with
-/// a finite F at most -1e4 (HF's eager masks fill with the type's lowest
-/// value). Returns the new bias operands (X and the two branches) and F.
+/// a finite F in [-2e38, -1e4] (HF's eager masks fill with the type's lowest
+/// value: f16's). Returns the new bias operands (X and the two branches) and
+/// F.
 struct CausalSplit {
   std::array<Value, 3> where; // condition, then, else
   double fill;
@@ -283,8 +284,10 @@ std::optional<CausalSplit> splitCausalAnd(Value bias, int64_t sq, int64_t sk) {
   auto w = bias.getDefiningOp<g::WhereOp>();
   if (!w || kiln::match::splatValue(w.getX()) != 0.0)
     return std::nullopt;
+  // -inf, or a finite F that causal_fill can hold (F log2(e) finite in f32:
+  // bf16's lowest value, -3.39e38, is not, and keeps the mask a bias).
   std::optional<double> fill = kiln::match::splatValue(w.getY());
-  if (!fill || !(*fill <= -1e4))
+  if (!fill || !(std::isinf(*fill) || (*fill <= -1e4 && *fill >= -2e38)))
     return std::nullopt;
   auto both = w.getCondition().getDefiningOp<g::AndOp>();
   Value c, x;

@@ -512,10 +512,15 @@ LogicalResult AttentionOp::verify() {
     const double f = fill.getValueAsDouble();
     if (!getCausal())
       return emitOpError() << "causal_fill needs causal";
-    // The kernel tells fully masked rows apart by their maximum score.
-    if (!std::isfinite(f) || f > -1e4)
-      return emitOpError() << "causal_fill must be finite and at most -1e4, got "
-                           << f;
+    // The kernel tells fully masked rows apart by their maximum score, in
+    // f32 and base 2: F log2(e) must be finite there (-2e38 bounds it), and
+    // F a value of the element type.
+    const auto &sem = cast<FloatType>(et).getFloatSemantics();
+    const double lowest =
+        std::max(-2e38, llvm::APFloat::getLargest(sem, true).convertToDouble());
+    if (!std::isfinite(f) || f > -1e4 || f < lowest)
+      return emitOpError() << "causal_fill must be in [" << lowest
+                           << ", -1e4], got " << f;
   }
   return verifyResultShape(*this, expected);
 }

@@ -299,13 +299,17 @@ def Graph_AttentionOp : Graph_Op<"attention", [Pure]> {
     bias, the scores of pairs with j > i are -inf (so the kernel skips key
     blocks wholly above the diagonal). It needs Sq == Sk, where PyTorch's
     top-left `is_causal` and a bottom-right alignment agree. With
-    `causal_fill = F` (finite, at most -1e4; needs `causal`) the pairs with
-    j > i get the bias F in place of the bias operand's element instead of
-    -inf, as a mask `where(causal AND padding, 0, F)` gives them (HF's eager
-    masks fill with the type's lowest value); the kernel still skips the key
-    blocks above the diagonal, whose exp() underflows to 0 beside any row
-    with an unmasked key, and reads them only for rows whose every key so far
-    is masked (the rows a finite fill averages over all keys). Every perm keeps the
+    `causal_fill = F` (finite, in [-2e38, -1e4] and a value of the element
+    type; needs `causal`) the pairs with j > i get the bias F in place of
+    the bias operand's element instead of -inf, as a mask
+    `where(causal AND padding, 0, F)` gives them (HF's eager masks fill with
+    the type's lowest value); the kernel still skips the key blocks above
+    the diagonal, whose exp() underflows to 0 beside any row with an
+    unmasked key, and a block with a row whose every key so far is masked
+    (a row the finite fill averages over all keys) reads them too. Like any
+    bias near the type's lowest value, such rows agree with the unfused ops
+    only roughly: the kernel adds scores and bias in f32, where the unfused
+    ops round `score + F` to the element type. Every perm keeps the
     last axis last (the head dimension stays contiguous), so the kernel reads
     the operands where they are.
 

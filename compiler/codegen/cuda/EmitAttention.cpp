@@ -46,8 +46,9 @@ bool configureAttention(LaunchSpec &s, std::string &error,
     return fail("causal needs as many queries as keys");
   if (s.config.has("causal_fill") &&
       (!s.config.getBool("causal") ||
-       !(s.config.getFloat("causal_fill") <= -1e4)))
-    return fail("causal_fill needs causal and a value at most -1e4");
+       !(s.config.getFloat("causal_fill") <= -1e4 &&
+         s.config.getFloat("causal_fill") >= -2e38)))
+    return fail("causal_fill needs causal and a value in [-2e38, -1e4]");
   const DType t = s.outputs[0].dtype;
   if (t != DType::F16 && t != DType::BF16)
     return fail("the flash-attention kernel takes f16 or bf16");
@@ -79,6 +80,9 @@ bool configureAttention(LaunchSpec &s, std::string &error,
   if (variant == "wgmma") {
     if (!archHasWgmma(target.arch))
       return fail("the wgmma variant needs sm_90, not " + target.arch);
+    if (c.getInt("block_m", 64) != 64 || c.getInt("block_n", 64) != 64)
+      return fail("the wgmma variant's blocks are 64 x 64 (set variant=mma "
+                  "for other block shapes)");
     if ((l.d != 64 && l.d != 128) || (l.dv != 64 && l.dv != 128))
       return fail("the wgmma variant takes head dimensions of 64 or 128");
     if (!rowsVec(s.inputs[0], l.q, l.offsets[0]) ||

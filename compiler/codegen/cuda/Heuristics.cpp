@@ -65,9 +65,9 @@ int64_t rowTeamSize(int64_t rows, int64_t len, int64_t bytes,
     team *= 2;
   if (items(team) > kItems)
     team = std::min(kMaxTeam, ceilDiv(ceilDiv(nv, kItems), 32) * 32);
+  const bool capped = warpCap && team <= 32 && rows >= 1024;
   while (rows * team < kFillThreads && team < kMaxTeam &&
-         !(warpCap && team >= 32 && rows >= 1024) &&
-         (team < 32 || items(team) > 1))
+         !(capped && team >= 32) && (team < 32 || items(team) > 1))
     team = team < 32 ? team * 2
                      : std::min(kMaxTeam,
                                 ceilDiv(ceilDiv(nv, items(team) - 1), 32) * 32);

@@ -948,6 +948,25 @@ void buildCases() {
   attention("attention_causal_fill_f16_200", DType::F16, 200, true, true)
       .config.set("causal_fill", ConfigValue::ofFloat(-65504.0));
   expect({"CAUSAL_FILL = true", "FILL_LOG2 = -0x1.71264cp+16f"});
+  {
+    // Enough 64-row blocks to fill the GPU (2 x 12 heads x 8 = 192): the
+    // wgmma kernel by default on sm_90, whose blocks are 64 x 64.
+    std::vector<BufferSpec> ins(3, buf(DType::F16, {2, 12, 512, 64}));
+    ins.push_back(buf(DType::F16, {2, 1, 1, 512}));
+    LaunchSpec &d = add("attention_default_wgmma", "attention", ins,
+                        buf(DType::F16, {2, 12, 512, 64}));
+    for (const char *perm : {"q_perm", "k_perm", "v_perm", "out_perm"})
+      d.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
+    d.config.set("causal", ConfigValue::ofBool(true));
+    d.config.set("causal_fill", ConfigValue::ofFloat(-65504.0));
+    expect({"kiln::att::flash_wgmma<P>", "CAUSAL_FILL = true"}, 128, 192);
+    // Other block shapes on a launch that took wgmma name variant=mma.
+    LaunchSpec bad = d;
+    bad.name = "attention_wgmma_block_32";
+    bad.config.set("variant", ConfigValue::ofString("wgmma"));
+    bad.config.set("block_m", ConfigValue::ofInt(32));
+    rejects.push_back({bad, "the wgmma variant's blocks are 64 x 64"});
+  }
   // The wgmma variant (attention_sm90.cuh): S from shared-memory
   // descriptors, P V with P in registers; causal with a ragged last block,
   // a bias, bf16, and 128-wide heads.
@@ -1000,7 +1019,7 @@ void buildCases() {
     fill.inputs.assign(3, buf(DType::F16, {2, 4, 128, 64}));
     fill.outputs = {buf(DType::F16, {2, 4, 128, 64})};
     fill.config.set("causal_fill", ConfigValue::ofFloat(-100.0));
-    rejects.push_back({fill, "causal_fill needs causal and a value at most -1e4"});
+    rejects.push_back({fill, "causal_fill needs causal and a value in [-2e38, -1e4]"});
   }
 }
 

@@ -140,7 +140,7 @@ func.func @causal_fill_alone(%q: tensor<2x16x64xf16>) -> tensor<2x16x64xf16> {
 // The kernel tells fully masked rows by their maximum: the fill must be far
 // below any score.
 func.func @causal_fill_small(%q: tensor<2x16x64xf16>) -> tensor<2x16x64xf16> {
-  // expected-error @+1 {{causal_fill must be finite and at most -1e4, got -1.000000e+02}}
+  // expected-error @+1 {{causal_fill must be in [-6.550400e+04, -1e4], got -1.000000e+02}}
   %0 = graph.attention %q, %q, %q {causal, causal_fill = -1.000000e+02 : f64, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<2x16x64xf16> -> tensor<2x16x64xf16>
   return %0 : tensor<2x16x64xf16>
 }
@@ -151,4 +151,22 @@ func.func @causal_fill_small(%q: tensor<2x16x64xf16>) -> tensor<2x16x64xf16> {
 func.func @causal_fill_ok(%q: tensor<2x16x64xf16>, %m: tensor<2x1x16xf16>) -> tensor<2x16x64xf16> {
   %0 = graph.attention %q, %q, %q, %m {causal, causal_fill = -6.550400e+04 : f64, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<2x1x16xf16> -> tensor<2x16x64xf16>
   return %0 : tensor<2x16x64xf16>
+}
+
+// -----
+
+// The fill is a value of the element type (f16's lowest is -65504).
+func.func @causal_fill_past_f16(%q: tensor<2x16x64xf16>) -> tensor<2x16x64xf16> {
+  // expected-error @+1 {{causal_fill must be in [-6.550400e+04, -1e4], got -1.000000e+05}}
+  %0 = graph.attention %q, %q, %q {causal, causal_fill = -1.000000e+05 : f64, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<2x16x64xf16>, tensor<2x16x64xf16>, tensor<2x16x64xf16> -> tensor<2x16x64xf16>
+  return %0 : tensor<2x16x64xf16>
+}
+
+// -----
+
+// F log2(e) must be finite in f32: bf16's lowest value (-3.39e38) is not.
+func.func @causal_fill_bf16_lowest(%q: tensor<2x16x64xbf16>) -> tensor<2x16x64xbf16> {
+  // expected-error @+1 {{causal_fill must be in [-2.000000e+38, -1e4], got -3.389531e+38}}
+  %0 = graph.attention %q, %q, %q {causal, causal_fill = -3.3895313892515355E+38 : f64, q_perm = array<i64: 0, 1, 2>, k_perm = array<i64: 0, 1, 2>, v_perm = array<i64: 0, 1, 2>, out_perm = array<i64: 0, 1, 2>} : tensor<2x16x64xbf16>, tensor<2x16x64xbf16>, tensor<2x16x64xbf16> -> tensor<2x16x64xbf16>
+  return %0 : tensor<2x16x64xbf16>
 }

@@ -400,3 +400,26 @@ func.func @causal_padding_not(%q: tensor<2x2x4x64xf16>, %k: tensor<2x2x4x64xf16>
   %o2 = graph.matmul %p2, %v : tensor<2x2x4x4xf16>, tensor<2x2x4x64xf16> -> tensor<2x2x4x64xf16>
   return %o2 : tensor<2x2x4x64xf16>
 }
+
+// -----
+
+// Negative: bf16's lowest value as the fill (F log2(e) overflows f32 in the
+// kernel) keeps the whole mask as the bias.
+// CAUSAL-LABEL: func.func @causal_padding_bf16_lowest
+//  CAUSAL:        graph.attention %arg0, %arg1, %arg2, %{{.+}} {k_perm
+//  CAUSAL-NOT:    {causal
+func.func @causal_padding_bf16_lowest(%q: tensor<2x2x4x64xbf16>, %k: tensor<2x2x4x64xbf16>, %v: tensor<2x2x4x64xbf16>, %pad: tensor<2x1x1x4xi1>) -> tensor<2x2x4x64xbf16> {
+  %c = graph.constant dense<8.0> : tensor<bf16>
+  %zero = graph.constant dense<0.0> : tensor<bf16>
+  %low = graph.constant dense<0xFF7F> : tensor<bf16>
+  %tril = graph.constant dense<[[[[true, false, false, false], [true, true, false, false], [true, true, true, false], [true, true, true, true]]]]> : tensor<1x1x4x4xi1>
+  %keep = graph.and %tril, %pad : tensor<1x1x4x4xi1>, tensor<2x1x1x4xi1> -> tensor<2x1x4x4xi1>
+  %m = graph.where %keep, %zero, %low : tensor<2x1x4x4xi1>, tensor<bf16>, tensor<bf16> -> tensor<2x1x4x4xbf16>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x4x64xbf16> -> tensor<2x2x64x4xbf16>
+  %s = graph.matmul %q, %kt : tensor<2x2x4x64xbf16>, tensor<2x2x64x4xbf16> -> tensor<2x2x4x4xbf16>
+  %ss = graph.div %s, %c : tensor<2x2x4x4xbf16>, tensor<bf16> -> tensor<2x2x4x4xbf16>
+  %sm = graph.add %ss, %m : tensor<2x2x4x4xbf16>, tensor<2x1x4x4xbf16> -> tensor<2x2x4x4xbf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<2x2x4x4xbf16>
+  %o = graph.matmul %p, %v : tensor<2x2x4x4xbf16>, tensor<2x2x4x64xbf16> -> tensor<2x2x4x64xbf16>
+  return %o : tensor<2x2x4x64xbf16>
+}

@@ -89,8 +89,9 @@ template <int DV> struct RowState {
 /// One key block of the online softmax on this thread's scores `s` (flat:
 /// s[4j + e] is the score of row row0 + 8 * (e >> 1), key n0 + 8j +
 /// 2 * (lane % 4) + (e & 1)): scale, bias and the mask (only on the last key
-/// block when SK is not a multiple of BN and, with CAUSAL, on the blocks
-/// reaching past the block's first query m0: warp-uniform), the running row
+/// block when SK is not a multiple of BN, with CAUSAL on the blocks
+/// reaching past the block's first query m0, and on BEYOND blocks:
+/// warp-uniform), the running row
 /// max and sum, the output rescaled; `s` becomes P (not yet rounded to T).
 /// BEYOND: a key block past the diagonal (CAUSAL_FILL's fallback), every
 /// key of it masked.
