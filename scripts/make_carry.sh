@@ -77,9 +77,11 @@ for m in "$FC"/*.onnx; do
   cp "$FC/$n.O1.npz" "$e.ort.npz"
   case $n in attention_*)
     ew="$STAGE/engines/fc-$n-wgmma$suffix"
-    if "$BUILD/bin/kilnc" "$m" -O2 --set=attention.variant=wgmma -o "$ew.engine" 2>/dev/null; then
+    if err=$("$BUILD/bin/kilnc" "$m" -O2 --set=attention.variant=wgmma -o "$ew.engine" 2>&1); then
       cp "$FC/$n.inputs.npz" "$ew.inputs.npz"
       cp "$FC/$n.O1.npz" "$ew.ort.npz"
+    else
+      echo "no wgmma engine for $n: ${err%%$'\n'*}"
     fi ;;
   esac
 done

@@ -80,9 +80,6 @@ bool configureAttention(LaunchSpec &s, std::string &error,
   if (variant == "wgmma") {
     if (!archHasWgmma(target.arch))
       return fail("the wgmma variant needs sm_90, not " + target.arch);
-    if (c.getInt("block_m", 64) != 64 || c.getInt("block_n", 64) != 64)
-      return fail("the wgmma variant's blocks are 64 x 64 (set variant=mma "
-                  "for other block shapes)");
     if ((l.d != 64 && l.d != 128) || (l.dv != 64 && l.dv != 128))
       return fail("the wgmma variant takes head dimensions of 64 or 128");
     if (!rowsVec(s.inputs[0], l.q, l.offsets[0]) ||

@@ -960,12 +960,17 @@ void buildCases() {
     d.config.set("causal", ConfigValue::ofBool(true));
     d.config.set("causal_fill", ConfigValue::ofFloat(-65504.0));
     expect({"kiln::att::flash_wgmma<P>", "CAUSAL_FILL = true"}, 128, 192);
-    // Other block shapes on a launch that took wgmma name variant=mma.
-    LaunchSpec bad = d;
-    bad.name = "attention_wgmma_block_32";
-    bad.config.set("variant", ConfigValue::ofString("wgmma"));
-    bad.config.set("block_m", ConfigValue::ofInt(32));
-    rejects.push_back({bad, "the wgmma variant's blocks are 64 x 64"});
+    // --set=attention.variant=wgmma on a launch whose heuristic chose mma
+    // blocks (32 rows): the wgmma kernel's 64 x 64 blocks replace them.
+    LaunchSpec &w = add("attention_wgmma_over_mma_blocks", "attention",
+                        std::vector<BufferSpec>(3, buf(DType::F16, {1, 4, 128, 64})),
+                        buf(DType::F16, {1, 4, 128, 64}));
+    for (const char *perm : {"q_perm", "k_perm", "v_perm", "out_perm"})
+      w.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
+    w.config.set("block_m", ConfigValue::ofInt(32));
+    w.config.set("block_n", ConfigValue::ofInt(64));
+    w.config.set("variant", ConfigValue::ofString("wgmma"));
+    expect({"kiln::att::flash_wgmma<P>", "BM = 64, BN = 64"}, 128, 8);
   }
   // The wgmma variant (attention_sm90.cuh): S from shared-memory
   // descriptors, P V with P in registers; causal with a ragged last block,

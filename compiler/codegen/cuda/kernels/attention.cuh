@@ -220,6 +220,24 @@ __device__ __forceinline__ bool block_work(i64 &z, i64 &m0, i64 &nt) {
   return true;
 }
 
+/// CAUSAL_FILL: where this block's key loop ends, given it read the first
+/// `nt` key blocks: past every key block when one of its rows has every key
+/// so far masked (maximum below FILL_LOG2 / 2: a finite fill averages such
+/// a row over all keys), else at `nt`. Every thread of the block calls it
+/// (a block-wide vote).
+template <class P, int BN, int DV>
+__device__ __forceinline__ i64 fill_end(const RowState<DV> &st, i64 row0,
+                                        i64 nt) {
+  constexpr i64 NT_ALL = (P::SK + BN - 1) / BN;
+  if (!P::CAUSAL_FILL || nt >= NT_ALL)
+    return nt;
+  bool open = false;
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+    open |= row0 + h * 8 < P::SQ && st.mrow[h] < 0.5f * P::FILL_LOG2;
+  return __syncthreads_or(open) ? NT_ALL : nt;
+}
+
 template <class P>
 __device__ __forceinline__ void
 flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
@@ -329,22 +347,12 @@ flash(const typename P::T *__restrict__ q, const typename P::T *__restrict__ k,
     __syncthreads(); // This stage is refilled two steps on.
   }
 
-  // CAUSAL_FILL: rows whose every key so far is masked average over all
-  // keys (as the finite fill gives them), so their block reads the rest.
-  constexpr i64 NT_ALL = (P::SK + BN - 1) / BN;
-  if (P::CAUSAL_FILL && NT < NT_ALL) {
-    bool open = false;
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-      open |= row0 + h * 8 < P::SQ && st.mrow[h] < 0.5f * P::FILL_LOG2;
-    if (__syncthreads_or(open)) {
-      mm::cp_async_wait<0>();
-      for (i64 t = NT; t < NT_ALL; ++t) {
-        load_sync(t * BN);
-        block(smem, smem + BN * KP, t * BN, Flag<true>());
-        __syncthreads();
-      }
-    }
+  // CAUSAL_FILL: the key blocks past the diagonal, for a block with a fully
+  // masked row (fill_end), loaded synchronously (no copy is in flight).
+  for (i64 t = NT, end = fill_end<P, BN, DV>(st, row0, NT); t < end; ++t) {
+    load_sync(t * BN);
+    block(smem, smem + BN * KP, t * BN, Flag<true>());
+    __syncthreads();
   }
 
   store_rows<P, DV>(out, z, row0, lane, st);

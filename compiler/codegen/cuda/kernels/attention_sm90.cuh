@@ -147,25 +147,16 @@ flash_wgmma(const typename P::T *__restrict__ q,
     __syncthreads(); // Every warp is done with stage t & 1 before its refill.
   }
 
-  // CAUSAL_FILL: a block with a row whose every key so far is masked reads
-  // the key blocks past the diagonal too (attention.cuh's flash()).
-  constexpr i64 NT_ALL = (P::SK + BN - 1) / BN;
-  if (P::CAUSAL_FILL && NT < NT_ALL) {
-    bool open = false;
-#pragma unroll
-    for (int h = 0; h < 2; ++h)
-      open |= row0 + h * 8 < P::SQ && st.mrow[h] < 0.5f * P::FILL_LOG2;
-    if (__syncthreads_or(open)) {
-      for (i64 t = NT; t < NT_ALL; ++t) {
-        issue(0, t * BN);
-        mm::cp_async_commit();
-        mm::cp_async_wait<0>();
-        mm::fence_proxy_async_shared();
-        __syncthreads();
-        block(sKV, sKV + K_BYTES, t * BN, Flag<true>());
-        __syncthreads();
-      }
-    }
+  // CAUSAL_FILL: the key blocks past the diagonal, for a block with a fully
+  // masked row (attention.cuh's fill_end), through stage 0.
+  for (i64 t = NT, end = fill_end<P, BN, DV>(st, row0, NT); t < end; ++t) {
+    issue(0, t * BN);
+    mm::cp_async_commit();
+    mm::cp_async_wait<0>();
+    mm::fence_proxy_async_shared();
+    __syncthreads();
+    block(sKV, sKV + K_BYTES, t * BN, Flag<true>());
+    __syncthreads();
   }
 
   store_rows<P, DV>(out, z, row0, lane, st);
