@@ -217,6 +217,26 @@ headSlice(Value v, ArrayRef<int64_t> perm, Value &source,
   return std::array<int64_t, 2>{starts[n - 1] / d, out[2]};
 }
 
+/// Whether `v` is a constant over [..., sq, sk] with sq == sk (the leading
+/// axes broadcast) whose every element i passes `ok(t, i, keep)`, `keep`
+/// being whether its key j <= its query i.
+template <class Ok>
+bool isCausalConstant(Value v, int64_t sq, int64_t sk, Ok ok) {
+  auto c = v.getDefiningOp<g::ConstantOp>();
+  ArrayRef<int64_t> shape = tensorOf(v).getShape();
+  if (!c || sq != sk || shape.size() < 2 || shape[shape.size() - 2] != sq ||
+      shape.back() != sk)
+    return false;
+  // Folded constants are dense resources as often as dense attributes.
+  FailureOr<kiln::eval::Tensor> t = kiln::eval::tensorFromAttr(c.getValue());
+  if (failed(t) || t->numElements() != tensorOf(v).getNumElements())
+    return false;
+  for (int64_t i = 0, n = t->numElements(); i < n; ++i)
+    if (!ok(*t, i, i % sk <= (i / sk) % sq))
+      return false;
+  return true;
+}
+
 /// Whether `bias` is a constant that is exactly a causal mask over scores
 /// [..., sq, sk] with sq == sk: 0 where key j <= query i and -inf or at most
 /// -1e30 where j > i, for every batch and head (its last two axes are sq and
@@ -227,44 +247,22 @@ headSlice(Value v, ArrayRef<int64_t> perm, Value &source,
 /// finite scores: a masked score that overflowed to +inf (or is NaN) gives
 /// NaN through the bias but -inf through `causal`.
 bool isCausalMask(Value bias, int64_t sq, int64_t sk) {
-  auto c = bias.getDefiningOp<g::ConstantOp>();
-  if (!c || sq != sk)
-    return false;
-  ArrayRef<int64_t> shape = tensorOf(bias).getShape();
-  if (shape.size() < 2 || shape[shape.size() - 2] != sq || shape.back() != sk)
-    return false;
-  // Folded constants are dense resources as often as dense attributes.
-  FailureOr<kiln::eval::Tensor> t = kiln::eval::tensorFromAttr(c.getValue());
-  if (failed(t) || !isa<FloatType>(tensorOf(bias).getElementType()))
-    return false;
-  const std::vector<double> &x = t->floats();
-  for (int64_t i = 0, n = x.size(); i < n; ++i) {
-    const int64_t row = (i / sk) % sq, col = i % sk;
-    if (col <= row ? x[i] != 0.0 : !(x[i] <= -1e30))
-      return false;
-  }
-  return (int64_t)x.size() == tensorOf(bias).getNumElements();
+  return isa<FloatType>(tensorOf(bias).getElementType()) &&
+         isCausalConstant(bias, sq, sk,
+                          [](const kiln::eval::Tensor &t, int64_t i, bool keep) {
+                            const double x = t.floats()[i];
+                            return keep ? x == 0.0 : x <= -1e30;
+                          });
 }
 
 /// Whether `c` is a constant boolean that is exactly a causal pattern over
-/// its last two axes [..., sq, sk] (true where key j <= query i, the leading
-/// axes broadcast).
+/// its last two axes (true where key j <= query i).
 bool isCausalCondition(Value c, int64_t sq, int64_t sk) {
-  auto k = c.getDefiningOp<g::ConstantOp>();
-  ArrayRef<int64_t> shape = tensorOf(c).getShape();
-  if (!k || sq != sk || !tensorOf(c).getElementType().isInteger(1) ||
-      shape.size() < 2 || shape[shape.size() - 2] != sq || shape.back() != sk)
-    return false;
-  FailureOr<kiln::eval::Tensor> t = kiln::eval::tensorFromAttr(k.getValue());
-  if (failed(t))
-    return false;
-  const std::vector<int64_t> &x = t->ints();
-  if ((int64_t)x.size() != tensorOf(c).getNumElements())
-    return false;
-  for (int64_t i = 0, n = x.size(); i < n; ++i)
-    if ((x[i] != 0) != (i % sk <= (i / sk) % sq))
-      return false;
-  return true;
+  return tensorOf(c).getElementType().isInteger(1) &&
+         isCausalConstant(c, sq, sk,
+                          [](const kiln::eval::Tensor &t, int64_t i, bool keep) {
+                            return (t.ints()[i] != 0) == keep;
+                          });
 }
 
 /// The bias `where(and(C, X), 0, F)` with C a constant causal pattern (HF's
@@ -296,17 +294,6 @@ std::optional<CausalSplit> splitCausalAnd(Value bias, int64_t sq, int64_t sk) {
       }))
     return std::nullopt;
   return CausalSplit{{x, w.getX(), w.getY()}, *fill};
-}
-
-/// The shape numpy broadcasting gives `a` and `b`.
-SmallVector<int64_t> broadcastShape(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
-  SmallVector<int64_t> r(std::max(a.size(), b.size()), 1);
-  for (size_t i = 0; i < r.size(); ++i) {
-    int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1,
-            y = i < b.size() ? b[b.size() - 1 - i] : 1;
-    r[r.size() - 1 - i] = x == 1 ? y : x;
-  }
-  return r;
 }
 
 struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
@@ -503,10 +490,12 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
       if (!std::isinf(split->fill))
         causalFill = split->fill;
       auto [cond, zero, fill] = split->where;
-      SmallVector<int64_t> shape =
-          broadcastShape(tensorOf(cond).getShape(),
-                         broadcastShape(tensorOf(zero).getShape(),
-                                        tensorOf(fill).getShape()));
+      // The where's operands broadcast: they did in the mask, which has
+      // the same operands plus C.
+      SmallVector<int64_t> shape = *g::broadcastShapes(
+          tensorOf(cond).getShape(),
+          *g::broadcastShapes(tensorOf(zero).getShape(),
+                              tensorOf(fill).getShape()));
       // The layers share one mask: the first layer's new bias serves the
       // others where it comes before their mask.
       auto type = RankedTensorType::get(shape, et);

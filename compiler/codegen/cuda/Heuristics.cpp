@@ -51,10 +51,9 @@ int64_t rowBlockSize(int64_t len) {
 /// (the block; 1024 would halve the registers a thread may hold).
 /// `warpCap`: with 1024 rows or more (8 warps an SM), never grow a team that
 /// fits in a warp past it (layer norm: a warp per row reduces with shuffles
-/// alone; on the H200 BERT 32x128's
-/// and GPT-2 8x512's 4096 rows of 768 f16, 3 vectors a lane, ran the whole
-/// model 1.6% / 2.6% faster than with 96-thread teams of one vector each,
-/// run-163947 against run-163718).
+/// alone; on the H200, BERT 32x128's and GPT-2 8x512's 4096 rows of 768
+/// f16, 3 vectors a lane, ran the whole model 1.6% / 2.6% faster than with
+/// 96-thread teams of one vector each, run-163947 against run-163718).
 int64_t rowTeamSize(int64_t rows, int64_t len, int64_t bytes,
                     bool warpCap = false) {
   constexpr int64_t kFillThreads = 132 * 2048, kItems = 4, kMaxTeam = 512;
@@ -284,37 +283,38 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // and ViT 0.1408 vs 0.1514; 4096^3 0.2054 vs 0.2013. With one or two
   // waves (FFN2, the attention output, Llama down) it lost 5-25%.
   if (l.batch == 1 && c.getBool("tma", true) && !c.has("tile_m") &&
-      !c.has("tile_n") && !c.has("pingpong") && !c.has("warpgroups") &&
-      l.m > 64 && l.n > 64 && tiles(128, 128) >= 4 * kTargetSMs) {
-    c.set("tile_m", ConfigValue::ofInt(128));
-    c.set("tile_n", ConfigValue::ofInt(128));
-    c.set("warpgroups", ConfigValue::ofInt(2));
-    c.set("pingpong", ConfigValue::ofBool(true));
-    c.setDefault("stages", ConfigValue::ofInt(4));
-  }
-  if (l.batch == 1 && c.getBool("tma", true) && !c.has("tile_m") &&
       !c.has("tile_n")) {
-    int64_t bestM = 0, bestN = 0, bestCost = 0;
-    for (auto [bm, bn] : {std::pair<int64_t, int64_t>{128, 256},
-                          {128, 192},
-                          {128, 128},
-                          {64, 128},
-                          {64, 64}}) {
-      if (bn > 128 && l.n <= 128)
-        continue;
-      // 64-row tiles hold one warpgroup: not what two (or ping-pong) asks.
-      if (bm == 64 && (c.getInt("warpgroups", 1) == 2 || c.getBool("pingpong")))
-        continue;
-      const int64_t cost = ceilDiv(tiles(bm, bn), kTargetSMs) *
-                           (bm * bn + 32 * (bm + bn));
-      if (!bestM || cost < bestCost) {
-        bestM = bm;
-        bestN = bn;
-        bestCost = cost;
+    if (!c.has("pingpong") && !c.has("warpgroups") && l.m > 64 && l.n > 64 &&
+        tiles(128, 128) >= 4 * kTargetSMs) {
+      c.set("tile_m", ConfigValue::ofInt(128));
+      c.set("tile_n", ConfigValue::ofInt(128));
+      c.set("warpgroups", ConfigValue::ofInt(2));
+      c.set("pingpong", ConfigValue::ofBool(true));
+      c.setDefault("stages", ConfigValue::ofInt(4));
+    } else {
+      int64_t bestM = 0, bestN = 0, bestCost = 0;
+      for (auto [bm, bn] : {std::pair<int64_t, int64_t>{128, 256},
+                            {128, 192},
+                            {128, 128},
+                            {64, 128},
+                            {64, 64}}) {
+        if (bn > 128 && l.n <= 128)
+          continue;
+        // 64-row tiles hold one warpgroup: not what two (or ping-pong) asks.
+        if (bm == 64 &&
+            (c.getInt("warpgroups", 1) == 2 || c.getBool("pingpong")))
+          continue;
+        const int64_t cost = ceilDiv(tiles(bm, bn), kTargetSMs) *
+                             (bm * bn + 32 * (bm + bn));
+        if (!bestM || cost < bestCost) {
+          bestM = bm;
+          bestN = bn;
+          bestCost = cost;
+        }
       }
+      c.set("tile_m", ConfigValue::ofInt(bestM));
+      c.set("tile_n", ConfigValue::ofInt(bestN));
     }
-    c.set("tile_m", ConfigValue::ofInt(bestM));
-    c.set("tile_n", ConfigValue::ofInt(bestN));
   }
   c.setDefault("tile_m", ConfigValue::ofInt(wide || tall ? 128 : 64));
   c.setDefault("tile_n", ConfigValue::ofInt(wide ? 256 : 128));
