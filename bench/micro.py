@@ -73,6 +73,14 @@ PATH_FLAGS = {
                        "--set=matmul.warpgroups=2", "--set=matmul.stages=4", "--set=matmul.pingpong=true"),
     "wgmma-128": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=128",
                   "--set=matmul.warpgroups=2", "--set=matmul.stages=4"),
+    # Clusters of two blocks sharing B tiles through TMA multicast, on the
+    # default tiles and on 128 x 256 cooperative ones.
+    "wgmma-cluster": ("--matmul-path=wgmma", "--set=matmul.cluster=2"),
+    "wgmma-256-cluster": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.warpgroups=2",
+                          "--set=matmul.pingpong=false", "--set=matmul.stages=3",
+                          "--set=matmul.tile_n=256", "--set=matmul.cluster=2"),
+    "wgmma-256": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.warpgroups=2",
+                  "--set=matmul.pingpong=false", "--set=matmul.stages=3", "--set=matmul.tile_n=256"),
     # The TMA kernel storing its fragments directly, or through shared
     # memory in 16-byte rows (the default with an epilogue program).
     "wgmma-direct": ("--matmul-path=wgmma", "--set=matmul.stage_out=false"),

@@ -179,10 +179,18 @@ TEST(SearchSpace, SizesAndOrder) {
   const auto def90 = searchSpace("matmul", SearchLevel::Default, "sm_90");
   // mma max: 2 x 2 tiles x 2 tile_k x 3 warp shapes x 3 stages x 4 split_k.
   EXPECT_EQ(count(max90, "mma"), 288u);
-  // wgmma max: 9 tiles x (3 cp.async stage counts + 4 TMA stage counts x 3
-  // group_m), and the 3 two-warpgroup tiles of up to 128 rows again as
-  // ping-pong TMA kernels (4 x 3 each).
-  EXPECT_EQ(count(max90, "wgmma"), 171u);
+  // wgmma max: 9 tiles x (3 cp.async stage counts + 4 TMA stage counts x
+  // (3 group_m + a cluster of 2)), and the 3 two-warpgroup tiles of up to
+  // 128 rows again as ping-pong TMA kernels (4 x 4 each).
+  EXPECT_EQ(count(max90, "wgmma"), 219u);
+  auto clustered = [](const std::vector<TuningConfig> &space) {
+    size_t n = 0;
+    for (const TuningConfig &c : space)
+      n += c.count("cluster") && c.at("cluster") == "2";
+    return n;
+  };
+  EXPECT_EQ(clustered(max90), 48u);
+  EXPECT_EQ(clustered(def90), 0u);
   EXPECT_LT(count(def90, "mma"), count(max90, "mma"));
   EXPECT_GT(count(def90, "wgmma"), 0u);
   // No wgmma off Hopper.

@@ -124,7 +124,9 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
          << ";\n  static constexpr bool PINGPONG = "
          << (s.config.getBool("pingpong") ? "true" : "false")
          << ", STAGE_OUT = "
-         << (s.config.getBool("stage_out") ? "true" : "false") << ";\n";
+         << (s.config.getBool("stage_out") ? "true" : "false")
+         << ";\n  static constexpr int CLUSTER = " << s.config.getInt("cluster", 1)
+         << ";\n";
     os << "  static constexpr bool A_VEC = true, B_VEC = true;\n";
     os << "  static constexpr bool PAIR_STORE = "
        << (pairStore ? "true" : "false") << ";\n";
@@ -233,7 +235,11 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
                       : "kiln_matmul_simt";
   // wgmma is an sm_90a instruction (CompileModule compiles for it).
   out.archSpecific = wgmma;
-  const int64_t split = mma ? s.config.getInt("split_k", 1) : 1;
+  // Blocks of a cluster: split-K's (mma), or the TMA kernel's pairs that
+  // share B tiles through multicast.
+  const int64_t split = mma   ? s.config.getInt("split_k", 1)
+                        : tma ? s.config.getInt("cluster", 1)
+                              : 1;
   // The TMA kernel's roles trade registers (setmaxnreg), which needs the
   // block's register cap fixed at entry: one block per SM.
   os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0]
@@ -274,8 +280,11 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
       m.swizzle = 128;
       return m;
     };
+    // With clusters each block copies its share of a K-major B tile.
     out.tensorMaps = {map(0, !l.transA, l.m, s.config.getInt("tile_m")),
-                      map(1, l.transB, l.n, s.config.getInt("tile_n"))};
+                      map(1, l.transB, l.n,
+                          s.config.getInt("tile_n") /
+                              s.config.getInt("cluster", 1))};
     return true;
   }
   os << "  kiln::mm::"

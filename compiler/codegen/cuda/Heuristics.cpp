@@ -365,6 +365,17 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   if (!tma) { // The cp.async kernel has no tile order or schedules.
     c.erase("group_m");
     c.erase("pingpong");
+    c.erase("cluster");
+  }
+  // cluster (TMA kernel): pairs of blocks on vertically adjacent tiles,
+  // sharing each B tile through TMA multicast (matmul_sm90.cuh); a K-major
+  // B tile splits into halves of whole 8-row swizzle atoms. Absent: 1.
+  if (tma) {
+    const int64_t cluster = c.getInt("cluster", 1);
+    if (cluster != 1 && cluster != 2)
+      return no("cluster must be 1 or 2 (blocks sharing B tiles)");
+    if (cluster == 2 && l.transB && c.getInt("tile_n") % 16 != 0)
+      return no("cluster = 2 with a K-major B needs tile_n a multiple of 16");
   }
   if (pingpong && wg != 2)
     return no("pingpong takes two consumer warpgroups (warpgroups = 2)");
@@ -736,6 +747,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       c.erase("tma");
       c.erase("group_m");
       c.erase("pingpong");
+      c.erase("cluster");
     }
     // 128x128 tiles only when they fill the GPU (one block per SM of an
     // H100/H200-class part); otherwise 64x64 tiles give 4x the blocks.
@@ -844,9 +856,13 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     s.block = {threads, 1, 1};
     if (path == "wgmma" && c.getBool("tma")) {
       // Persistent: a block per SM (kTargetSMs), each taking output tiles
-      // in grouped order; any grid is correct.
-      s.grid = {std::clamp<int64_t>(ceilDiv(l.m, bm) * ceilDiv(l.n, bn), 1,
-                                    kTargetSMs),
+      // (clusters: pairs of them) in grouped order; any grid of whole
+      // clusters is correct.
+      const int64_t cluster = c.getInt("cluster", 1);
+      s.grid = {std::clamp<int64_t>(ceilDiv(ceilDiv(l.m, bm), cluster) *
+                                        ceilDiv(l.n, bn),
+                                    1, kTargetSMs / cluster) *
+                    cluster,
                 1, 1};
       return true;
     }

@@ -806,6 +806,42 @@ void buildCases() {
       ep.config.set(k, ConfigValue::ofInt(v));
     ep.config.set("pingpong", ConfigValue::ofBool(true));
     expect({"STAGE_OUT = true", "PINGPONG = true"}, 384, 4);
+    // Clusters of two blocks sharing B tiles through TMA multicast: K-major
+    // B split into row halves, ping-pong, an odd count of tile rows (1000:
+    // 8 rows of 128, the last pair's second tile past M).
+    LaunchSpec &cl =
+        add("matmul_wgmma_cluster_kmajor_b", "matmul",
+            {buf(DType::BF16, {1000, 512}), buf(DType::BF16, {384, 512})},
+            buf(DType::BF16, {1000, 384}));
+    cl.config.set("path", ConfigValue::ofString("wgmma"));
+    cl.config.set("trans_b", ConfigValue::ofBool(true));
+    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
+                        {"tile_n", 128},
+                        {"warpgroups", 2},
+                        {"cluster", 2}})
+      cl.config.set(k, ConfigValue::ofInt(v));
+    cl.config.set("pingpong", ConfigValue::ofBool(true));
+    // 4 pairs of tile rows x 3 tile columns: 12 clusters of 2.
+    expect({"CLUSTER = 2", "__cluster_dims__(2, 1, 1)", "PINGPONG = true"},
+           384, 24);
+    // N-major B in three 64-column blocks (block 0 and 2 from one block, 1
+    // from the other), cooperative, a GELU epilogue, M of 9 tile rows.
+    LaunchSpec &cn = add(
+        "matmul_wgmma_cluster_nmajor_b", "matmul",
+        {buf(DType::F16, {1100, 256}), buf(DType::F16, {256, 576}),
+         buf(DType::F16, {576})},
+        buf(DType::F16, {1100, 576}));
+    cn.config.set("path", ConfigValue::ofString("wgmma"));
+    cn.config.set("epilogue",
+                  ConfigValue::ofString("t0 = add(i0, i1) : f16; t1 = "
+                                        "gelu{approximate=none}(t0) : f16"));
+    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
+                        {"tile_n", 192},
+                        {"warpgroups", 2},
+                        {"cluster", 2}})
+      cn.config.set(k, ConfigValue::ofInt(v));
+    // 5 pairs of tile rows x 3 tile columns.
+    expect({"CLUSTER = 2", "PINGPONG = false", "m64n192k16"}, 384, 30);
   }
   // wgmma configs the heuristics must refuse, and why.
   auto wgmmaReject = [](const std::string &name, std::vector<int64_t> a,
@@ -853,6 +889,8 @@ void buildCases() {
               "split_k must be 1");
   wgmmaReject("wgmma_tile_n", {64, 64}, {64, 64}, {64, 64}, "tile_n", 260,
               "multiple of 8 up to 256");
+  wgmmaReject("wgmma_cluster_4", {4096, 512}, {512, 512}, {4096, 512},
+              "cluster", 4, "cluster must be 1 or 2");
   // 8 stages of 128 x 256 x 64 f16 tiles: 385 KiB.
   wgmmaReject("wgmma_smem", {4096, 4096}, {4096, 4096}, {4096, 4096}, "stages",
               8, "bytes of shared memory");

@@ -2,10 +2,10 @@
 // on f16/bf16 with f32 accumulation, both operands read from 128-byte
 // swizzled shared memory that a multi-stage cp.async pipeline fills.
 //
-// Uses matmul.cuh (smem_addr, cp_async_commit/wait) and the traits struct P
-// it documents (T, CT, I, M, N, K, BATCH, TRANS_A, TRANS_B, BM, BN, BK,
-// batch, epilogue, PAIR_STORE, A_VEC and B_VEC, which must both hold here),
-// plus:
+// Uses matmul.cuh (smem_addr, cp_async_commit/wait, cluster_sync) and the
+// traits struct P it documents (T, CT, I, M, N, K, BATCH, TRANS_A, TRANS_B,
+// BM, BN, BK, batch, epilogue, PAIR_STORE, A_VEC and B_VEC, which must both
+// hold here), plus:
 //   STAGES (3..8): shared-memory stages of the k loop;
 //   WARPGROUPS (1, 2): warpgroups of 128 threads, each owning BM / WARPGROUPS
 //   (64 or 128) rows of the block tile and all BN columns;
@@ -135,6 +135,16 @@ template <class P, class = void> struct stage_out_of {
 template <class P>
 struct stage_out_of<P, decltype(void(P::STAGE_OUT))> {
   static constexpr bool value = P::STAGE_OUT;
+};
+
+/// P::CLUSTER (the TMA kernel's option): blocks of a cluster that share
+/// each B tile through TMA multicast, else 1.
+template <class P, class = void> struct cluster_of {
+  static constexpr int value = 1;
+};
+template <class P>
+struct cluster_of<P, decltype(void(P::CLUSTER))> {
+  static constexpr int value = P::CLUSTER;
 };
 
 template <class P> struct wgmma_shape {
@@ -341,6 +351,21 @@ __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
 // warpgroup's epilogue overlaps the other's k loop; the copies still come in
 // tile order, so the k loops take turns).
 //
+// Clusters (P::CLUSTER = 2): the two blocks of a cluster take the two
+// tiles of a pair, vertically adjacent (tile rows 2p and 2p + 1 of one tile
+// column), so they need the same B tile at every k step. Each block's
+// producer loads its own A and half of B (for K-major B the rows
+// [rank * BN / 2, (rank + 1) * BN / 2), for N-major B the 64-column blocks j
+// with j % 2 == rank), multicasting the B half into both blocks' stages at
+// the same offset; the copy engine completes the bytes on each destination
+// block's full[s], so every full[s] still expects the whole stage. Halving
+// B's traffic from L2 is the point. A stage may be refilled only when both
+// blocks' consumers are done with it, so every consumer warpgroup arrives
+// on empty[s] of both blocks (counts doubled). The blocks start only after
+// both initialized their barriers (a cluster barrier), and a producer ends
+// by waiting for the last STAGES releases, so no block exits while its peer
+// may still arrive on its barriers.
+//
 // Phases: the i-th stage use overall (counting across tiles) is stage
 // i % STAGES in phase (i / STAGES) & 1. Consumers wait for full[s] to
 // complete that phase; the producer waits for empty[s] to complete the phase
@@ -397,6 +422,50 @@ __device__ __forceinline__ void tma_load_2d(u32 dst, const tensor_map *map,
                "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(bar)
                : "memory");
 }
+/// tma_load_2d, multicast: the tile lands at `dst` in every block of the
+/// cluster in `mask` (bit r: rank r), completing on the `bar` at the same
+/// offset in each.
+__device__ __forceinline__ void tma_load_2d_multicast(u32 dst,
+                                                      const tensor_map *map,
+                                                      u32 bar, int c0, int c1,
+                                                      u16 mask) {
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3}], "
+               "[%4], %5;\n" ::"r"(dst),
+               "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(bar),
+               "h"(mask)
+               : "memory");
+}
+/// One arrival on the barrier at `bar` (a shared::cta offset) of the
+/// cluster's block `rank` (this block's own rank included). The default
+/// semantics (release at CTA scope), as for local arrivals: the arrival only
+/// says that this warpgroup's wgmma reads of the stage are done.
+__device__ __forceinline__ void mbar_arrive_cluster(u32 bar, u32 rank) {
+  asm volatile("{\n"
+               ".reg .b32 remote;\n"
+               "mapa.shared::cluster.u32 remote, %0, %1;\n"
+               "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
+               "}\n" ::"r"(bar),
+               "r"(rank)
+               : "memory");
+}
+/// The cluster's index along x, and the count of clusters along x.
+__device__ __forceinline__ u32 cluster_id_x() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%clusterid.x;\n" : "=r"(r));
+  return r;
+}
+__device__ __forceinline__ u32 cluster_count_x() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%nclusterid.x;\n" : "=r"(r));
+  return r;
+}
+/// This block's rank in its cluster.
+__device__ __forceinline__ u32 cluster_rank() {
+  u32 r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
 __device__ __forceinline__ void tma_prefetch_map(const tensor_map *map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<u64>(map))
                : "memory");
@@ -427,6 +496,11 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
   static_assert(P::STAGES * 16 <= BARRIER_BYTES, "barriers fit");
   static_assert(P::BATCH == 1, "the TMA path multiplies one matrix pair");
   static_assert(P::GROUP_M >= 1, "tile rows per group");
+  static constexpr int CLUSTER = cluster_of<P>::value;
+  static_assert(CLUSTER == 1 || CLUSTER == 2, "pairs of blocks at most");
+  static_assert(!P::TRANS_B || (P::BN / CLUSTER) % 8 == 0,
+                "each block's share of a K-major B tile keeps whole 1024-byte "
+                "swizzle atoms");
 };
 
 /// The dynamic shared memory of wgmma_tma_gemm<P>: alignment slack, the
@@ -489,15 +563,14 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
   }
 }
 
-/// Output tile `t` of the grouped order: GROUP_M tile rows at a time, column
+/// Output tile `t` of the grouped order: `group` tile rows at a time, column
 /// by column within the group.
-template <class P, class I>
-__device__ __forceinline__ void grouped_tile(I t, I mblocks, I nblocks, I &mb,
-                                             I &nb) {
-  const I per_group = static_cast<I>(P::GROUP_M) * nblocks;
-  const I first = t / per_group * P::GROUP_M;
-  const I rows = mblocks - first < P::GROUP_M ? mblocks - first
-                                              : static_cast<I>(P::GROUP_M);
+template <class I>
+__device__ __forceinline__ void grouped_tile(I t, I mblocks, I nblocks,
+                                             I group, I &mb, I &nb) {
+  const I per_group = group * nblocks;
+  const I first = t / per_group * group;
+  const I rows = mblocks - first < group ? mblocks - first : group;
   const I in = t % per_group;
   mb = first + in % rows;
   nb = in / rows;
@@ -515,7 +588,14 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   constexpr bool PINGPONG = pingpong_of<P>::value;
   static_assert(!PINGPONG || P::WARPGROUPS == 2, "ping-pong takes turns of 2");
   constexpr I MB = (P::M + BM - 1) / BM, NB = (P::N + BN - 1) / BN;
-  constexpr I TILES = MB * NB;
+  constexpr int CLUSTER = S::CLUSTER;
+  // The units of work a cluster takes: tiles, or pairs of vertically
+  // adjacent tiles (tile rows 2p and 2p + 1; the second may lie past M,
+  // its loads zero-filled and its stores skipped).
+  constexpr I MBU = (MB + CLUSTER - 1) / CLUSTER;
+  constexpr I UNITS = MBU * NB;
+  constexpr I GROUP =
+      P::GROUP_M / CLUSTER > 0 ? static_cast<I>(P::GROUP_M / CLUSTER) : 1;
   constexpr I KT = (P::K + BK - 1) / BK;
   static_assert(P::K > 0, "an empty K has nothing to load");
   extern __shared__ __align__(1024) u8 kiln_wgmma_smem[];
@@ -528,14 +608,29 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     for (int s = 0; s < STAGES; ++s) {
       mbar_init(full(s), 1);
       // Every warpgroup that reads a stage frees it: all of them, or in
-      // ping-pong the tile's one.
-      mbar_init(empty(s), PINGPONG ? 1 : P::WARPGROUPS);
+      // ping-pong the tile's one; in each block of the cluster.
+      mbar_init(empty(s), (PINGPONG ? 1 : P::WARPGROUPS) * CLUSTER);
     }
-    // Make the initialized barriers visible to the copy engine.
+    // Make the initialized barriers visible to the copy engine (and to the
+    // cluster's other block).
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  __syncthreads();
+  if (CLUSTER > 1)
+    cluster_sync();
+  else
+    __syncthreads();
   const int wg = threadIdx.x >> 7;
+  const u32 rank = CLUSTER > 1 ? cluster_rank() : 0;
+  // This block's units: those of its cluster, one of gridDim.x / CLUSTER.
+  // (Read from %clusterid / %nclusterid: with gridDim.x / 2 instead, ptxas
+  // serializes the k loop's wgmmas, warning C7514.)
+  const I unit0 = static_cast<I>(CLUSTER > 1 ? cluster_id_x() : blockIdx.x),
+          units_step =
+              static_cast<I>(CLUSTER > 1 ? cluster_count_x() : gridDim.x);
+  auto tile_of = [&](I u, I &mb, I &nb) {
+    grouped_tile<I>(u, MBU, NB, GROUP, mb, nb);
+    mb = mb * CLUSTER + rank;
+  };
   if (wg == 0) {
     // Producer: one thread issues every copy. Registers move to the
     // consumers only with two of them (384 threads start capped at 168);
@@ -547,9 +642,9 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       tma_prefetch_map(&map_a);
       tma_prefetch_map(&map_b);
       u32 use = 0;
-      for (I t = blockIdx.x; t < TILES; t += gridDim.x) {
+      for (I u = unit0; u < UNITS; u += units_step) {
         I mb, nb;
-        grouped_tile<P>(t, MB, NB, mb, nb);
+        tile_of(u, mb, nb);
         const int m0 = static_cast<int>(mb * BM), n0 = static_cast<int>(nb * BN);
         for (I kt = 0; kt < KT; ++kt, ++use) {
           const u32 s = use % STAGES, parity = (use / STAGES) & 1;
@@ -565,16 +660,34 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
           } else { // [M, K]: BM rows of 64 k.
             tma_load_2d(sa, &map_a, full(s), k0, m0);
           }
+          // B: the whole tile, or this block's share, multicast.
           if (P::TRANS_B) { // [N, K]: BN rows of 64 k.
-            tma_load_2d(sb, &map_b, full(s), k0, n0);
+            constexpr int SHARE = BN / CLUSTER;
+            if (CLUSTER == 1)
+              tma_load_2d(sb, &map_b, full(s), k0, n0);
+            else
+              tma_load_2d_multicast(sb + rank * SHARE * 128, &map_b, full(s),
+                                    k0, n0 + static_cast<int>(rank) * SHARE,
+                                    (1u << CLUSTER) - 1);
           } else { // [K, N]: 64-column blocks of 64 k rows.
 #pragma unroll
-            for (int j = 0; j < (BN + 63) / 64; ++j)
-              tma_load_2d(sb + j * (BK * 128), &map_b, full(s), n0 + 64 * j,
-                          k0);
+            for (int j = 0; j < (BN + 63) / 64; ++j) {
+              if (CLUSTER == 1)
+                tma_load_2d(sb + j * (BK * 128), &map_b, full(s),
+                            n0 + 64 * j, k0);
+              else if (j % CLUSTER == static_cast<int>(rank))
+                tma_load_2d_multicast(sb + j * (BK * 128), &map_b, full(s),
+                                      n0 + 64 * j, k0, (1u << CLUSTER) - 1);
+            }
           }
         }
       }
+      // Clusters: wait until every consumer of both blocks released the
+      // last STAGES uses, so their arrivals on this block's barriers have
+      // landed before it exits.
+      if (CLUSTER > 1)
+        for (int i = 0; i < STAGES; ++i, ++use)
+          mbar_wait(empty(use % STAGES), ((use / STAGES) & 1) ^ 1);
     }
     return;
   }
@@ -591,13 +704,23 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   const I first = PINGPONG ? cw : 0, step = PINGPONG ? 2 : 1;
   static_assert(P::WARPGROUPS <= 2, "named barriers 1-2 and 3-4 per warpgroup");
   const bool leader = (threadIdx.x & 127) == 0;
-  for (I i = first, t = blockIdx.x + first * gridDim.x; t < TILES;
-       i += step, t += step * gridDim.x) {
+  // Frees stage s: one arrival on its empty barrier in every block of the
+  // cluster.
+  auto release = [&](u32 s) {
+    if (CLUSTER == 1)
+      mbar_arrive(empty(s));
+    else
+#pragma unroll
+      for (int r = 0; r < CLUSTER; ++r)
+        mbar_arrive_cluster(empty(s), r);
+  };
+  for (I i = first, u = unit0 + first * units_step; u < UNITS;
+       i += step, u += step * units_step) {
     // The block's i-th tile uses stages i * KT .. i * KT + KT - 1 (the
     // producer's count).
     u32 use = static_cast<u32>(i * KT);
     I mb, nb;
-    grouped_tile<P>(t, MB, NB, mb, nb);
+    tile_of(u, mb, nb);
     float acc[MI][R];
     zero_accumulators(acc);
     // Ping-pong: the k loops take turns (named barrier 3 + cw: "your
@@ -616,17 +739,17 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       // The previous step's group is done: free its stage.
       wgmma_wait_acc<1>(acc);
       if (kt > 0 && leader)
-        mbar_arrive(empty(prev));
+        release(prev);
       prev = s;
     }
     wgmma_wait_acc<0>(acc);
     // Every arrive meets the other warpgroup's wait before its next tile.
     // (After the wait: a barrier between the last wgmma and its wait makes
     // ptxas serialize the wgmmas, warning C7514.)
-    if (PINGPONG && t + gridDim.x < TILES)
+    if (PINGPONG && u + units_step < UNITS)
       named_barrier_arrive(3 + (1 - cw), 256);
     if (leader)
-      mbar_arrive(empty(prev));
+      release(prev);
     if (stage_out_of<P>::value)
       store_wgmma_tile_staged<P>(out, c, acc, staged, mb * BM + row0, nb * BN,
                                  1 + cw);
