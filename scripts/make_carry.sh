@@ -63,8 +63,8 @@ done
 # and softmax, multi-output regions, epilogues, attention) as -O2 engines
 # against the evaluator's unfused -O1 result, half-precision ones at the fp16
 # tolerance; attention patterns also with the wgmma kernel where their head
-# dimensions allow it. (-O3 is -O2 today; when a rewrite waits there again,
-# build its patterns at -O3 here too.)
+# dimensions allow it. Patterns of rewrites that wait at -O3 (conv_*: 1x1
+# convolutions as matmuls) also as -O3 engines.
 FC=$(mktemp -d)
 python3 "$ROOT/test/transforms/fusion_check.py" --kilnc "$BUILD/bin/kilnc" --work "$FC" > "$FC/log" 2>&1 ||
   { cat "$FC/log"; exit 1; }
@@ -75,6 +75,12 @@ for m in "$FC"/*.onnx; do
   "$BUILD/bin/kilnc" "$m" -O2 -o "$e.engine"
   cp "$FC/$n.inputs.npz" "$e.inputs.npz"
   cp "$FC/$n.O1.npz" "$e.ort.npz"
+  case $n in conv_*)
+    e3="$STAGE/engines/fc-$n-O3$suffix"
+    "$BUILD/bin/kilnc" "$m" -O3 -o "$e3.engine"
+    cp "$FC/$n.inputs.npz" "$e3.inputs.npz"
+    cp "$FC/$n.O1.npz" "$e3.ort.npz" ;;
+  esac
   case $n in attention_*)
     ew="$STAGE/engines/fc-$n-wgmma$suffix"
     if err=$("$BUILD/bin/kilnc" "$m" -O2 --set=attention.variant=wgmma -o "$ew.engine" 2>&1); then

@@ -9,9 +9,9 @@ namespace kiln {
 
 static const OptLevelConfig kOptLevels[] = {
     // level, canonicalize, foldConstants, fuse, epilogues, raiseNorms,
-    // attention, siblings, causal, gelu, summary
-    {0, false, false, false, false, false, false, false, false, false, "import only: shape subgraphs folded, nothing else"},
-    {1, true, true, false, false, false, false, false, false, false, "canonicalize and fold constants"},
+    // attention, siblings, causal, gelu, convMatmul, summary
+    {0, false, false, false, false, false, false, false, false, false, false, "import only: shape subgraphs folded, nothing else"},
+    {1, true, true, false, false, false, false, false, false, false, false, "canonicalize and fold constants"},
     // Matmul epilogues, raised RMSNorm, flash attention and merged Q/K/V
     // projections read in place by the attention are checked by the
     // evaluator and NVRTC in CI and were checked on an H200 (2026-12-02:
@@ -27,14 +27,16 @@ static const OptLevelConfig kOptLevels[] = {
     // fusion_check padding patterns, fully masked rows among them, and the
     // GPT-2 rows against PyTorch), and written-out GELU as one graph.gelu
     // (fusion_check's GELU patterns as -O3 engines, the BERT and GPT-2 rows
-    // at -O3 against PyTorch). Nothing waits at -O3 today.
-    {2, true, true, true, true, true, true, true, true, true,
+    // at -O3 against PyTorch). Waiting at -O3 (2026-12-03, checked by the
+    // evaluator and NVRTC only): 1x1 convolutions as matmuls.
+    {2, true, true, true, true, true, true, true, true, true, false,
      "-O1, elementwise fusion, matmul epilogues, single-kernel RMSNorm, "
      "written-out GELU as one graph.gelu, flash attention (constant causal "
      "masks as `causal`, causal AND padding masks as `causal` and a padding "
      "bias), Q/K/V projections merged"},
-    {3, true, true, true, true, true, true, true, true, true,
-     "-O2 and rewrites not yet checked on a GPU (none today)"},
+    {3, true, true, true, true, true, true, true, true, true, true,
+     "-O2 and rewrites not yet checked on a GPU: 1x1 convolutions as "
+     "matmuls"},
 };
 
 const OptLevelConfig &optLevelConfig(unsigned level) {
@@ -73,6 +75,10 @@ void buildGraphPipeline(mlir::OpPassManager &pm, unsigned level,
     attention.causal = cfg.causal;
     pm.addPass(createRaiseAttentionPass(attention));
   }
+  // After the conversion (f32 models converted to f16 qualify), before
+  // fusion (the bias add joins the activation after it).
+  if (cfg.convMatmul)
+    pm.addPass(createConvToMatmulPass());
   if (cfg.fuse) {
     FusePassOptions fuse;
     fuse.epilogues = cfg.epilogues;

@@ -145,6 +145,23 @@ def RaiseGeluPass : Pass<"kiln-raise-gelu", "mlir::ModuleOp"> {
   let dependentDialects = ["kiln::graph::GraphDialect"];
 }
 
+def ConvToMatmulPass : Pass<"kiln-conv-to-matmul", "mlir::ModuleOp"> {
+  let summary = "rewrite 1x1 and patch convolutions as matmuls (tensor cores)";
+  let description = [{
+    A `graph.conv` on f16 or bf16 without groups or padding whose kernel is
+    1x1 (any strides) or equals its strides (patches, dilation 1) becomes,
+    per image, W [OC, C * KH * KW] times the image's windows as a
+    [C * KH * KW, OH * OW] matrix: a `graph.slice` (every s-th pixel of a
+    strided 1x1; the covered rows and columns of patches), for patches a
+    reshape to [N, C, OH, KH, OW, KW] and a `graph.transpose` to
+    [N, C, KH, KW, OH, OW], reshapes, one `graph.matmul` with W broadcast
+    over the images, the bias added as an [OC, 1] column, and a reshape back
+    to NCHW. The product is rounded before the bias is added (as separate
+    Conv and Add ops would round it), so it is not bitwise the convolution.
+  }];
+  let dependentDialects = ["kiln::graph::GraphDialect"];
+}
+
 def MergeSiblingsPass : Pass<"kiln-merge-siblings", "mlir::ModuleOp"> {
   let summary = "merge linear layers of one input (Q, K, V) into one matmul";
   let description = [{

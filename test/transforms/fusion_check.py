@@ -60,8 +60,11 @@ def patterns():
     bias at -O2 and -O3, "gelu" / "gelu-matmul" for a written-out
     GELU raised to one graph.gelu at -O2 and -O3 (alone / in one
     matmul-epilogue region; within 1e-6 relative, f16 1e-3: computed in f32
-    and rounded once), or "no-attention"
-    for none at -O3)."""
+    and rounded once), "conv-matmul" for 1x1 and patch convolutions as
+    graph.matmul at -O3 (kiln-conv-to-matmul) with one other convolution
+    kept ("conv-matmul-all": none), all kept at -O2 (within 2e-3 relative:
+    the product is rounded before the bias), or
+    "no-attention" for none at -O3)."""
     yield "silu_mul_add_f16", model(
         [N("Sigmoid", ["x"], ["s"]), N("Mul", ["x", "s"], ["m"]), N("Mul", ["m", "x"], ["mm"]),
          N("Add", ["mm", "y"], ["out"])],
@@ -410,6 +413,29 @@ def patterns():
          N("Add", ["x", "t"], ["a"]), N("Relu", ["a"], ["out"])],
         [vi("x", F16, [2, 16, 16, 32])], [vi("out", F16, [2, 16, 16, 32])],
         [const("c", np.float16(0.5))]), 1
+    # A ResNet bottleneck in f16: 1x1 (bias) -> relu -> 3x3 -> relu -> 1x1
+    # (bias) + the input through a strided 1x1 (bias) -> relu. The three 1x1
+    # convolutions become matmuls at -O3 (the strided one reads every second
+    # row and column); the 3x3 stays a convolution.
+    def w(*shape):
+        return (rng.standard_normal(shape) * 0.15).astype(np.float16)
+    yield "conv_bottleneck_1x1_f16", model(
+        [N("Conv", ["x", "w1", "b1"], ["c1"]), N("Relu", ["c1"], ["r1"]),
+         N("Conv", ["r1", "w2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2]),
+         N("Relu", ["c2"], ["r2"]), N("Conv", ["r2", "w3", "b3"], ["c3"]),
+         N("Conv", ["x", "wd", "bd"], ["d"], strides=[2, 2]), N("Add", ["c3", "d"], ["a"]),
+         N("Relu", ["a"], ["out"])],
+        [vi("x", F16, [2, 32, 14, 14])], [vi("out", F16, [2, 64, 7, 7])],
+        [const("w1", w(16, 32, 1, 1)), const("b1", w(16)), const("w2", w(16, 16, 3, 3)),
+         const("w3", w(64, 16, 1, 1)), const("b3", w(64)), const("wd", w(64, 32, 1, 1)),
+         const("bd", w(64))]), "conv-matmul"
+    # ViT's patch embedding, smaller: 8x8 patches (strides 8) of a 34x32
+    # image (two rows no patch covers), bias, then GELU's neighbour Relu.
+    yield "conv_patches_f16", model(
+        [N("Conv", ["x", "wp", "bp"], ["p"], kernel_shape=[8, 8], strides=[8, 8]),
+         N("Relu", ["p"], ["out"])],
+        [vi("x", F16, [2, 3, 34, 32])], [vi("out", F16, [2, 48, 4, 4])],
+        [const("wp", w(48, 3, 8, 8)), const("bp", w(48))]), "conv-matmul-all"
     del rng
 
 
@@ -466,8 +492,11 @@ def main():
                     if got is None or got.dtype != ref.dtype or got.shape != ref.shape:
                         why = f"output {k} missing or of another dtype/shape at {level}"
                     elif regions in ("rms", "ln", "gemm", "softmax", "log_softmax", "gelu",
-                                     "gelu-matmul"):
-                        tol = 1e-6 if ref.dtype == np.float32 else 1e-3
+                                     "gelu-matmul", "conv-matmul", "conv-matmul-all"):
+                        # conv-matmul: the product and bias are rounded
+                        # apart in each of its chained convolutions.
+                        tol = 1e-6 if ref.dtype == np.float32 else \
+                            2e-3 if str(regions).startswith("conv-matmul") else 1e-3
                         rel = float(np.max(np.abs(got.astype(np.float64) - ref))) / \
                             float(np.max(np.abs(ref)))
                         if rel > tol:
@@ -527,6 +556,18 @@ def main():
                             any(f"graph.{o} " in out.stdout for o in ("erf", "tanh", "pow")):
                         why = f"expected one graph.gelu and {want[0]} regions at {lvl} " \
                               f"({nl}, {nml} matmul)"
+            elif regions in ("conv-matmul", "conv-matmul-all"):
+                # -O3: the 1x1 and patch convolutions as matmuls, the
+                # others kept; -O2: every convolution kept.
+                keep = 0 if regions == "conv-matmul-all" else 1
+                o2 = run([a.kilnc, path, "-O2", "--emit=graph"]).stdout
+                convs = o2.count("graph.conv ")
+                left = r.stdout.count("graph.conv ")
+                mms = r.stdout.count("graph.matmul ")
+                if r.returncode or left != keep or mms != convs - keep or \
+                        "graph.matmul " in o2:
+                    why = f"expected {convs - keep} convolutions as matmuls at -O3 " \
+                          f"({mms}, {left} convolutions left) and none at -O2"
             elif regions in ("softmax", "log_softmax"):
                 if r.returncode or n or n2 or r.stdout.count(f"graph.{regions} ") != 1 or \
                         any(f"graph.{o} " in r.stdout for o in ("exp", "reduce_sum", "reduce_max")):
@@ -552,12 +593,15 @@ def main():
                 "1 matmul region" if regions == "matmul" else \
                 "1 graph.gelu in 1 matmul region (-O2 and -O3)" if regions == "gelu-matmul" else \
                 "1 graph.gelu (-O2 and -O3)" if regions == "gelu" else \
+                "convolutions as matmuls, one kept (-O3)" if regions == "conv-matmul" else \
+                "convolutions as matmuls (-O3)" if regions == "conv-matmul-all" else \
                 "Gemm split into 1 matmul region" if regions == "gemm" else \
                 "layer_norm {rms}" if regions == "rms" else \
                 "layer_norm" if regions == "ln" else \
                 f"graph.{regions}" if regions in ("softmax", "log_softmax") else \
                 f"{regions} region{'s' if regions > 1 else ''}"
-            how = "-O2 and -O3 within 1e-6 (f16: 1e-3)" \
+            how = "-O2 and -O3 within 2e-3" if str(regions).startswith("conv-matmul") else \
+                "-O2 and -O3 within 1e-6 (f16: 1e-3)" \
                 if regions in ("rms", "ln", "gemm", "softmax", "log_softmax", "gelu",
                                "gelu-matmul") else "-O2 and -O3 bitwise"
             print(f"PASS {name}: {what}; {how} of -O1")
