@@ -146,6 +146,7 @@ const std::set<std::string> &tuningKeys(const std::string &kind) {
         "stage_out", "stages", "split_k", "warpgroups", "tma", "group_m",
         "pingpong", "cluster"}},
       {"attention", {"variant", "block_m", "block_n"}},
+      {"conv", {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n"}},
       {"softmax", {"variant", "block_size"}},
       {"reduce", {"variant", "block_size"}},
       {"layer_norm", {"block_size"}},
@@ -183,6 +184,29 @@ std::vector<TuningConfig> searchSpace(const std::string &kind,
     // other than 64 or 128 wide).
     if (arch == "sm_90" || arch == "sm_90a")
       out.push_back({{"variant", "wgmma"}, {"block_m", "64"}, {"block_n", "64"}});
+  } else if (kind == "conv") {
+    // The direct kernel, and the implicit GEMM on the tensor cores (f16 and
+    // bf16 without groups; the heuristics reject the others). Every
+    // candidate is checked against the reference before it may win.
+    out.push_back({{"path", "direct"}});
+    struct Tile {
+      int64_t m, n, wm, wn;
+    };
+    const std::vector<Tile> tiles =
+        max ? std::vector<Tile>{{64, 64, 2, 2},
+                                {64, 128, 2, 2},
+                                {128, 64, 2, 2},
+                                {128, 128, 2, 4}}
+            : std::vector<Tile>{{64, 64, 2, 2}, {128, 128, 2, 4}};
+    for (const Tile &t : tiles)
+      for (int64_t bk : max ? std::vector<int64_t>{32, 64}
+                            : std::vector<int64_t>{32})
+        out.push_back({{"path", "igemm"},
+                       {"tile_m", str(t.m)},
+                       {"tile_n", str(t.n)},
+                       {"tile_k", str(bk)},
+                       {"warps_m", str(t.wm)},
+                       {"warps_n", str(t.wn)}});
   } else if (kind == "softmax") {
     for (int64_t t : rowTeams(level))
       out.push_back({{"variant", "row"}, {"block_size", str(t)}});

@@ -64,10 +64,25 @@ done
 # against the evaluator's unfused -O1 result, half-precision ones at the fp16
 # tolerance; attention patterns also with the wgmma kernel where their head
 # dimensions allow it. Patterns of rewrites that wait at -O3 (conv_*: 1x1
-# convolutions as matmuls) also as -O3 engines.
+# and patch convolutions as matmuls) also as -O3 engines, and with the
+# implicit-GEMM convolution (opt-in until checked on a GPU).
 FC=$(mktemp -d)
 python3 "$ROOT/test/transforms/fusion_check.py" --kilnc "$BUILD/bin/kilnc" --work "$FC" > "$FC/log" 2>&1 ||
   { cat "$FC/log"; exit 1; }
+# variant M N TAG SUFFIX KILNC_ARGS...: pattern N's model M compiled with
+# KILN_ARGS as fc-N-TAG, against the same -O1 result; a config the pattern
+# cannot take is reported and skipped.
+variant() {
+  local m=$1 n=$2 tag=$3 suffix=$4
+  shift 4
+  local ev="$STAGE/engines/fc-$n-$tag$suffix" err
+  if err=$("$BUILD/bin/kilnc" "$m" "$@" -o "$ev.engine" 2>&1); then
+    cp "$FC/$n.inputs.npz" "$ev.inputs.npz"
+    cp "$FC/$n.O1.npz" "$ev.ort.npz"
+  else
+    echo "no $tag engine for $n: ${err%%$'\n'*}"
+  fi
+}
 for m in "$FC"/*.onnx; do
   n=$(basename "${m%.onnx}")
   suffix=$(python3 -c "import onnx,sys; m=onnx.load(sys.argv[1]); print('.fp16' if any(i.type.tensor_type.elem_type in (10, 16) for i in list(m.graph.input)+list(m.graph.output)) else '')" "$m")
@@ -75,20 +90,12 @@ for m in "$FC"/*.onnx; do
   "$BUILD/bin/kilnc" "$m" -O2 -o "$e.engine"
   cp "$FC/$n.inputs.npz" "$e.inputs.npz"
   cp "$FC/$n.O1.npz" "$e.ort.npz"
-  case $n in conv_*)
-    e3="$STAGE/engines/fc-$n-O3$suffix"
-    "$BUILD/bin/kilnc" "$m" -O3 -o "$e3.engine"
-    cp "$FC/$n.inputs.npz" "$e3.inputs.npz"
-    cp "$FC/$n.O1.npz" "$e3.ort.npz" ;;
-  esac
-  case $n in attention_*)
-    ew="$STAGE/engines/fc-$n-wgmma$suffix"
-    if err=$("$BUILD/bin/kilnc" "$m" -O2 --set=attention.variant=wgmma -o "$ew.engine" 2>&1); then
-      cp "$FC/$n.inputs.npz" "$ew.inputs.npz"
-      cp "$FC/$n.O1.npz" "$ew.ort.npz"
-    else
-      echo "no wgmma engine for $n: ${err%%$'\n'*}"
-    fi ;;
+  case $n in
+    # The convolutions left at -O3 also as implicit GEMMs (conv.path=igemm).
+    conv_*)
+      variant "$m" "$n" O3 "$suffix" -O3
+      variant "$m" "$n" igemm "$suffix" -O3 --set=conv.path=igemm ;;
+    attention_*) variant "$m" "$n" wgmma "$suffix" -O2 --set=attention.variant=wgmma ;;
   esac
 done
 rm -rf "$FC"

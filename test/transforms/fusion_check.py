@@ -62,8 +62,9 @@ def patterns():
     matmul-epilogue region; within 1e-6 relative, f16 1e-3: computed in f32
     and rounded once), "conv-matmul" for 1x1 and patch convolutions as
     graph.matmul at -O3 (kiln-conv-to-matmul) with one other convolution
-    kept ("conv-matmul-all": none), all kept at -O2 (within 2e-3 relative:
-    the product is rounded before the bias), or
+    kept ("conv-matmul-all": none kept; "conv-matmul-none": every one kept,
+    overlapping windows), all kept at -O2 (within 2e-3 relative: the product
+    is rounded before the bias), or
     "no-attention" for none at -O3)."""
     yield "silu_mul_add_f16", model(
         [N("Sigmoid", ["x"], ["s"]), N("Mul", ["x", "s"], ["m"]), N("Mul", ["m", "x"], ["mm"]),
@@ -436,6 +437,18 @@ def patterns():
          N("Relu", ["p"], ["out"])],
         [vi("x", F16, [2, 3, 34, 32])], [vi("out", F16, [2, 48, 4, 4])],
         [const("wp", w(48, 3, 8, 8)), const("bp", w(48))]), "conv-matmul-all"
+    # ResNet's stem (7x7, strides 2, pads 3, three channels: K = 147) and a
+    # dilated 3x3: overlapping windows, kept as convolutions (make_carry.sh
+    # builds the conv_* patterns with the implicit-GEMM kernel too).
+    yield "conv_stem_dilated_f16", model(
+        [N("Conv", ["x", "ws", "bs"], ["s"], kernel_shape=[7, 7], strides=[2, 2],
+           pads=[3, 3, 3, 3]),
+         N("Relu", ["s"], ["r"]),
+         N("Conv", ["r", "wd"], ["out"], kernel_shape=[3, 3], pads=[2, 2, 2, 2],
+           dilations=[2, 2])],
+        [vi("x", F16, [2, 3, 33, 31])], [vi("out", F16, [2, 24, 17, 16])],
+        [const("ws", w(16, 3, 7, 7)), const("bs", w(16)), const("wd", w(24, 16, 3, 3))]), \
+        "conv-matmul-none"
     del rng
 
 
@@ -492,7 +505,8 @@ def main():
                     if got is None or got.dtype != ref.dtype or got.shape != ref.shape:
                         why = f"output {k} missing or of another dtype/shape at {level}"
                     elif regions in ("rms", "ln", "gemm", "softmax", "log_softmax", "gelu",
-                                     "gelu-matmul", "conv-matmul", "conv-matmul-all"):
+                                     "gelu-matmul", "conv-matmul", "conv-matmul-all",
+                                     "conv-matmul-none"):
                         # conv-matmul: the product and bias are rounded
                         # apart in each of its chained convolutions.
                         tol = 1e-6 if ref.dtype == np.float32 else \
@@ -556,12 +570,12 @@ def main():
                             any(f"graph.{o} " in out.stdout for o in ("erf", "tanh", "pow")):
                         why = f"expected one graph.gelu and {want[0]} regions at {lvl} " \
                               f"({nl}, {nml} matmul)"
-            elif regions in ("conv-matmul", "conv-matmul-all"):
+            elif regions in ("conv-matmul", "conv-matmul-all", "conv-matmul-none"):
                 # -O3: the 1x1 and patch convolutions as matmuls, the
                 # others kept; -O2: every convolution kept.
-                keep = 0 if regions == "conv-matmul-all" else 1
                 o2 = run([a.kilnc, path, "-O2", "--emit=graph"]).stdout
                 convs = o2.count("graph.conv ")
+                keep = {"conv-matmul-all": 0, "conv-matmul": 1}.get(regions, convs)
                 left = r.stdout.count("graph.conv ")
                 mms = r.stdout.count("graph.matmul ")
                 if r.returncode or left != keep or mms != convs - keep or \
@@ -595,6 +609,7 @@ def main():
                 "1 graph.gelu (-O2 and -O3)" if regions == "gelu" else \
                 "convolutions as matmuls, one kept (-O3)" if regions == "conv-matmul" else \
                 "convolutions as matmuls (-O3)" if regions == "conv-matmul-all" else \
+                "convolutions kept (-O3)" if regions == "conv-matmul-none" else \
                 "Gemm split into 1 matmul region" if regions == "gemm" else \
                 "layer_norm {rms}" if regions == "rms" else \
                 "layer_norm" if regions == "ln" else \

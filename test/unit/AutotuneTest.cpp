@@ -208,12 +208,19 @@ TEST(SearchSpace, SizesAndOrder) {
   EXPECT_EQ(printConfig(att.front()), "block_m=32 block_n=32 variant=mma");
   EXPECT_EQ(printConfig(att.back()), "block_m=64 block_n=64 variant=wgmma");
   EXPECT_EQ(searchSpace("attention", SearchLevel::Default, "sm_90").size(), 5u);
+  // Convolutions: the direct kernel, then implicit-GEMM tiles (2 by
+  // default; 4 x 2 tile_k at max).
+  const auto conv = searchSpace("conv", SearchLevel::Max, "sm_90");
+  ASSERT_EQ(conv.size(), 9u);
+  EXPECT_EQ(printConfig(conv.front()), "path=direct");
+  EXPECT_EQ(searchSpace("conv", SearchLevel::Default, "sm_80").size(), 3u);
   EXPECT_EQ(searchSpace("attention", SearchLevel::Max, "sm_80").size(), 6u);
   EXPECT_FALSE(searchSpace("layer_norm", SearchLevel::Default, "sm_90").empty());
   EXPECT_TRUE(searchSpace("batch_norm", SearchLevel::Max, "sm_90").empty());
   // Every candidate sets only tuning keys of its kind.
-  for (const char *kind : {"matmul", "attention", "softmax", "layer_norm",
-                           "reduce", "transpose", "elementwise", "concat"})
+  for (const char *kind : {"matmul", "attention", "conv", "softmax",
+                           "layer_norm", "reduce", "transpose", "elementwise",
+                           "concat"})
     for (const TuningConfig &c : searchSpace(kind, SearchLevel::Max, "sm_90"))
       for (const auto &kv : c)
         EXPECT_TRUE(tuningKeys(kind).count(kv.first)) << kind << " " << kv.first;

@@ -1,6 +1,12 @@
-//===- EmitConvPool.cpp - Direct convolution and pooling ------------------===//
+//===- EmitConvPool.cpp - Convolution and pooling -------------------------===//
 //
-// A thread per output element. Neighbouring threads own neighbouring output
+// Convolutions: direct (below), or with config path = "igemm" an implicit
+// GEMM on the tensor cores (matmul.cuh's mma kernel with P::IM2COL: per
+// image, W [OC, C * KH * KW] times the image's im2col matrix, gathered
+// while loading B tiles, and the bias added in f32 before the one rounding,
+// as the direct kernel does).
+//
+// Direct: a thread per output element. Neighbouring threads own neighbouring output
 // positions of one (image, channel), so filter reads are warp-uniform and
 // input reads nearly coalesced. Window loops are unrolled over the baked
 // kernel extents; taps outside the input are skipped (zero padding).
@@ -54,6 +60,77 @@ std::string spatialOffset(const Window &w, IndexType it) {
   return s;
 }
 
+/// The implicit-GEMM convolution (config path "igemm"; Heuristics.cpp checks
+/// the dtype, groups and rank and sizes the tiles).
+bool emitConvIgemm(const LaunchSpec &s, const Window &w, KernelSource &out,
+                   std::string &error) {
+  const BufferSpec &x = s.inputs[0], &wt = s.inputs[1], &o = s.outputs[0];
+  const bool hasBias = s.inputs.size() == 3;
+  const int64_t cin = x.shape[1], cout = wt.shape[0];
+  if (o.shape[1] != cout)
+    return emitError(s, error, "the output's channels are not the weight's");
+  const int64_t k = cin * w.kernel[0] * w.kernel[1],
+                pixels = w.out[0] * w.out[1];
+  IndexType it = indexTypeFor(s);
+  const std::string T = cudaTypeName(x.dtype), I = it.name();
+  // 16-byte weight loads where W's rows are (K a multiple of 8 and the
+  // buffer aligned); pairs of outputs where the rows are even.
+  const bool aVec = k % 8 == 0 && wt.alignment % 16 == 0;
+  const bool pairStore = pixels % 2 == 0 && o.alignment % 4 == 0;
+  std::ostringstream os;
+  os << kernelPrologue(s, {"matmul.cuh"});
+  os << "struct P {\n";
+  os << "  typedef " << T << " T;\n  typedef " << T
+     << " CT;\n  typedef float Acc;\n  typedef " << I << " I;\n";
+  os << "  static constexpr I M = " << it.lit(cout) << ", N = "
+     << it.lit(pixels) << ", K = " << it.lit(k) << ";\n";
+  os << "  static constexpr kiln::i64 BATCH = " << intLiteral(x.shape[0])
+     << ";\n";
+  os << "  static constexpr bool TRANS_A = false, TRANS_B = false, TF32 = "
+        "false;\n";
+  os << "  static constexpr int BM = " << s.config.getInt("tile_m")
+     << ", BN = " << s.config.getInt("tile_n")
+     << ", BK = " << s.config.getInt("tile_k") << ";\n";
+  os << "  static constexpr int WARPS_M = " << s.config.getInt("warps_m")
+     << ", WARPS_N = " << s.config.getInt("warps_n") << ";\n";
+  os << "  static constexpr bool A_VEC = " << (aVec ? "true" : "false")
+     << ", B_VEC = false, OUT_VEC = false;\n";
+  os << "  static constexpr int SPLIT = 1, STAGES = 2, SMEM_BYTES = " << s.smem
+     << ";\n";
+  os << "  static constexpr bool PAIR_STORE = " << (pairStore ? "true" : "false")
+     << ", IM2COL = true;\n";
+  os << "  static constexpr I H = " << it.lit(w.in[0]) << ", W = "
+     << it.lit(w.in[1]) << ", KH = " << it.lit(w.kernel[0]) << ", KW = "
+     << it.lit(w.kernel[1]) << ", SH = " << it.lit(w.strides[0])
+     << ", SW = " << it.lit(w.strides[1]) << ", PH = " << it.lit(w.padsBegin[0])
+     << ", PW = " << it.lit(w.padsBegin[1]) << ", DH = "
+     << it.lit(w.dilations[0]) << ", DW = " << it.lit(w.dilations[1])
+     << ", OW = " << it.lit(w.out[1]) << ";\n";
+  // The weights are shared by every image; image z starts z * C * H * W in.
+  os << "  __device__ static __forceinline__ void batch(kiln::i64 z, "
+        "kiln::i64 &a, kiln::i64 &b) {\n    a = 0;\n    b = z * "
+     << intLiteral(cin * w.in[0] * w.in[1]) << ";\n  }\n";
+  os << "  __device__ static __forceinline__ Acc ld(T v) { return "
+        "kiln::to_compute(v); }\n";
+  os << "  __device__ static __forceinline__ T epilogue(Acc acc, const CT "
+        "*__restrict__ c, I m, I n) {\n";
+  if (hasBias)
+    os << "    (void)n;\n    return kiln::from_compute<T>(acc + "
+          "kiln::to_compute(c[m]));\n";
+  else
+    os << "    (void)c; (void)m; (void)n;\n    return "
+          "kiln::from_compute<T>(acc);\n";
+  os << "  }\n};\n\n";
+  out.entry = "kiln_conv_igemm";
+  os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ") "
+     << out.entry << "(" << kernelParams(s) << ") {\n";
+  os << "  kiln::mm::tensor_core<P>(in1, in0, "
+     << (hasBias ? "in2" : "static_cast<const P::CT *>(nullptr)")
+     << ", out0);\n}\n";
+  out.source = os.str();
+  return true;
+}
+
 } // namespace
 
 bool emitConv(const LaunchSpec &s, KernelSource &out, std::string &error) {
@@ -80,6 +157,8 @@ bool emitConv(const LaunchSpec &s, KernelSource &out, std::string &error) {
   if (groups < 1 || cg * groups != cin || cout % groups != 0 ||
       o.shape[1] != cout)
     return emitError(s, error, "channel counts do not match the groups");
+  if (s.config.getString("path", "direct") == "igemm")
+    return emitConvIgemm(s, w, out, error);
   const int64_t mg = cout / groups;
   const int64_t inSize = product(w.in), kCount = product(w.kernel);
   const bool hasBias = s.inputs.size() == 3;

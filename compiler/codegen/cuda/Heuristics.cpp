@@ -876,6 +876,49 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     if (s.inputs.empty() || s.inputs[0].rank() < 3 ||
         out.rank() != s.inputs[0].rank())
       return fail("expects an input and output of one rank >= 3");
+    // Convolutions: "direct" (a thread per output), or "igemm", an implicit
+    // GEMM on the tensor cores (EmitConvPool.cpp; opt-in until a GPU run
+    // has checked it): mma tiles of tile_m output channels x tile_n output
+    // pixels x tile_k of C * KH * KW, a block per tile and image.
+    if (s.kind == "conv" && c.getString("path", "direct") == "igemm") {
+      const BufferSpec &x = s.inputs[0];
+      if (x.rank() != 4 || s.inputs.size() < 2 || s.inputs[1].rank() != 4)
+        return fail("the igemm convolution takes 2-D images (NCHW)");
+      if (x.dtype != DType::F16 && x.dtype != DType::BF16)
+        return fail("the igemm convolution needs f16 or bf16");
+      if (c.getInt("group", 1) != 1)
+        return fail("the igemm convolution takes no groups");
+      const int64_t cout = s.inputs[1].shape[0],
+                    pixels = out.shape[2] * out.shape[3];
+      const bool large = cout >= 128 && pixels >= 128;
+      c.setDefault("tile_m", ConfigValue::ofInt(large ? 128 : 64));
+      c.setDefault("tile_n", ConfigValue::ofInt(large ? 128 : 64));
+      c.setDefault("tile_k", ConfigValue::ofInt(32));
+      c.setDefault("warps_m", ConfigValue::ofInt(2));
+      c.setDefault("warps_n", ConfigValue::ofInt(large ? 4 : 2));
+      const int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n"),
+                    bk = c.getInt("tile_k"), wm = c.getInt("warps_m"),
+                    wn = c.getInt("warps_n");
+      if (wm < 1 || wn < 1 || bm % (16 * wm) != 0 || bn % (16 * wn) != 0 ||
+          bk % 16 != 0 || bk < 16 || bk > 64 || wm * wn > 16)
+        return fail("igemm tiles must split into 16x16 warp tiles, tile_k a "
+                    "multiple of 16 up to 64, at most 16 warps");
+      // matmul.cuh's one synchronous stage: A [tile_m][tile_k + 8] and B
+      // [tile_k][tile_n + 8] of 2-byte elements, static up to 48 KiB.
+      const int64_t bytes = (bm * (bk + 8) + bk * (bn + 8)) * 2;
+      if (bytes > 48 * 1024)
+        return fail("igemm tiles need " + std::to_string(bytes) +
+                    " bytes of shared memory; at most 49152");
+      s.smem = 0;
+      s.block = {32 * wm * wn, 1, 1};
+      s.grid = {std::clamp<int64_t>(ceilDiv(pixels, bn), 1, kMaxGridX),
+                std::clamp<int64_t>(ceilDiv(cout, bm), 1, 65535),
+                std::clamp<int64_t>(x.shape[0], 1, 65535)};
+      return true;
+    }
+    if (s.kind == "conv" && c.getString("path", "direct") != "direct")
+      return fail("conv path must be direct or igemm, not '" +
+                  c.getString("path") + "'");
     setGridStride(s, n);
     return true;
   }

@@ -912,6 +912,54 @@ void buildCases() {
     c.config.set("dilations", ConfigValue::ofInts({1, 2}));
     c.config.set("group", ConfigValue::ofInt(2));
   }
+  // The implicit-GEMM convolution (conv.path=igemm): 3x3 with padding and
+  // a bias (64 x 64 tiles), ResNet's stem (7x7, strides 2, K = 147: scalar
+  // weight loads) in bf16, a dilated 3x3 on 128 x 128 tiles.
+  {
+    auto igemm = [&](const std::string &name, DType t, std::vector<int64_t> x,
+                     std::vector<int64_t> w, std::vector<int64_t> o,
+                     bool bias, std::vector<int64_t> strides,
+                     std::vector<int64_t> pads, std::vector<int64_t> dil) {
+      std::vector<BufferSpec> ins = {buf(t, std::move(x)), buf(t, w)};
+      if (bias)
+        ins.push_back(buf(t, {w[0]}));
+      LaunchSpec &c = add(name, "conv", ins, buf(t, std::move(o)));
+      c.config.set("strides", ConfigValue::ofInts(strides));
+      c.config.set("pads", ConfigValue::ofInts(pads));
+      c.config.set("dilations", ConfigValue::ofInts(dil));
+      c.config.set("group", ConfigValue::ofInt(1));
+      c.config.set("path", ConfigValue::ofString("igemm"));
+      return &c;
+    };
+    igemm("conv_igemm_3x3_bias", DType::F16, {2, 64, 14, 14}, {64, 64, 3, 3},
+          {2, 64, 14, 14}, true, {1, 1}, {1, 1, 1, 1}, {1, 1});
+    expect({"IM2COL = true", "kiln_conv_igemm", "BM = 64, BN = 64"}, 128, 4);
+    igemm("conv_igemm_stem", DType::BF16, {1, 3, 33, 31}, {16, 3, 7, 7},
+          {1, 16, 17, 16}, false, {2, 2}, {3, 3, 3, 3}, {1, 1});
+    expect({"K = 147", "A_VEC = false"});
+    igemm("conv_igemm_dilated_large", DType::F16, {2, 128, 28, 28},
+          {256, 128, 3, 3}, {2, 256, 28, 28}, false, {1, 1}, {2, 2, 2, 2},
+          {2, 2});
+    expect({"BM = 128, BN = 128", "DH = 2"}, 256);
+    // Refused: f32 (no tensor cores without tf32), groups.
+    LaunchSpec f;
+    f.name = "conv_igemm_f32";
+    f.kind = "conv";
+    f.inputs = {buf(DType::F32, {1, 4, 8, 8}), buf(DType::F32, {4, 4, 3, 3})};
+    f.outputs = {buf(DType::F32, {1, 4, 6, 6})};
+    f.config.set("strides", ConfigValue::ofInts({1, 1}));
+    f.config.set("pads", ConfigValue::ofInts({0, 0, 0, 0}));
+    f.config.set("dilations", ConfigValue::ofInts({1, 1}));
+    f.config.set("group", ConfigValue::ofInt(1));
+    f.config.set("path", ConfigValue::ofString("igemm"));
+    rejects.push_back({f, "the igemm convolution needs f16 or bf16"});
+    LaunchSpec g = f;
+    g.name = "conv_igemm_groups";
+    g.inputs = {buf(DType::F16, {1, 4, 8, 8}), buf(DType::F16, {4, 2, 3, 3})};
+    g.outputs = {buf(DType::F16, {1, 4, 6, 6})};
+    g.config.set("group", ConfigValue::ofInt(2));
+    rejects.push_back({g, "the igemm convolution takes no groups"});
+  }
   {
     LaunchSpec &c =
         add("conv1d", "conv",

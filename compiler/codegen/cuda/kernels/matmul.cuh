@@ -27,6 +27,12 @@
 //   each block reduces and stores SPLIT-th of the rows (split-K without a
 //   workspace or a second kernel, for products with too few output tiles to
 //   fill the GPU).
+//   IM2COL (optional, mma): B is the implicit im2col matrix of a 2-D
+//   convolution's image (an implicit GEMM): row k = (c, kh, kw) of
+//   C * KH * KW, column p = (oh, ow) of OH * OW, read from the image at
+//   (c, oh * SH - PH + kh * DH, ow * SW - PW + kw * DW), zero outside it; P
+//   then also gives H, W (the image), KH, KW, SH, SW, PH, PW, DH, DW and OW,
+//   and B_VEC is false (the gathered loads are synchronous).
 // Out-of-range rows, columns and k are zero-filled on load and never stored,
 // so any M, N, K work.
 #pragma once
@@ -252,6 +258,39 @@ template <int N> __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+/// P::IM2COL when P declares it true, else false.
+template <class P, class = void> struct im2col_of {
+  static constexpr bool value = false;
+};
+template <class P> struct im2col_of<P, decltype(void(P::IM2COL))> {
+  static constexpr bool value = P::IM2COL;
+};
+
+/// The BK x BN tile at (k0, p0) of the implicit im2col matrix of image `x`
+/// (P::IM2COL; see the file comment) into shared memory (row pitch PITCH),
+/// zero outside the image and outside [K) x [N). Neighbouring threads take
+/// neighbouring output pixels, so reads of one input row coalesce.
+template <class P, int PITCH, int THREADS, class I, class E>
+__device__ __forceinline__ void load_im2col(E *s, const E *__restrict__ x,
+                                            I k0, I p0) {
+  constexpr int BK = P::BK, BN = P::BN;
+  constexpr I TAPS = P::KH * P::KW;
+#pragma unroll 4
+  for (int e = threadIdx.x; e < BK * BN; e += THREADS) {
+    const int r = e / BN, cc = e % BN;
+    const I k = k0 + r, p = p0 + cc;
+    E v = E(0);
+    if (k < P::K && p < P::N) {
+      const I ci = k / TAPS, tap = k % TAPS;
+      const I ih = p / P::OW * P::SH - P::PH + tap / P::KW * P::DH,
+              iw = p % P::OW * P::SW - P::PW + tap % P::KW * P::DW;
+      if (ih >= 0 && ih < P::H && iw >= 0 && iw < P::W)
+        v = x[(ci * P::H + ih) * P::W + iw];
+    }
+    s[r * PITCH + cc] = v;
+  }
+}
+
 /// The block's operand tiles: a static array of BYTES bytes when DYN_BYTES
 /// is 0, else the launch's dynamic shared memory (DYN_BYTES).
 template <int BYTES, int DYN_BYTES>
@@ -466,6 +505,9 @@ __device__ __forceinline__ void tensor_core(
   // fills up to STAGES - 1 tiles ahead while the warps multiply the oldest;
   // else loads are synchronous (and only stage 0 is used).
   constexpr bool ASYNC = P::A_VEC && P::B_VEC;
+  constexpr bool IM2COL = im2col_of<P>::value;
+  static_assert(!IM2COL || (!P::B_VEC && !P::TRANS_B && P::SPLIT == 1),
+                "an implicit GEMM gathers B synchronously, N-major, whole K");
   constexpr int A_TILE = (P::TRANS_A ? BK : BM) * A_PITCH,
                 B_TILE = (P::TRANS_B ? BN : BK) * B_PITCH;
   constexpr int STAGES = ASYNC ? P::STAGES : 1;
@@ -562,7 +604,9 @@ __device__ __forceinline__ void tensor_core(
           else
             load_tile<BM, BK, A_PITCH, THREADS, P::A_VEC, I>(As[0], A, m0, k0,
                                                              P::M, P::K, P::K);
-          if (P::TRANS_B)
+          if constexpr (IM2COL)
+            load_im2col<P, B_PITCH, THREADS, I>(Bs[0], B, k0, n0);
+          else if (P::TRANS_B)
             load_tile<BN, BK, B_PITCH, THREADS, P::B_VEC, I>(Bs[0], B, n0, k0,
                                                              P::N, P::K, P::K);
           else
