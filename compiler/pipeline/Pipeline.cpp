@@ -28,15 +28,15 @@ static const OptLevelConfig kOptLevels[] = {
     // GPT-2 rows against PyTorch), and written-out GELU as one graph.gelu
     // (fusion_check's GELU patterns as -O3 engines, the BERT and GPT-2 rows
     // at -O3 against PyTorch). Waiting at -O3 (2026-12-03, checked by the
-    // evaluator and NVRTC only): 1x1 convolutions as matmuls.
+    // evaluator and NVRTC only): 1x1 and patch convolutions as matmuls.
     {2, true, true, true, true, true, true, true, true, true, false,
      "-O1, elementwise fusion, matmul epilogues, single-kernel RMSNorm, "
      "written-out GELU as one graph.gelu, flash attention (constant causal "
      "masks as `causal`, causal AND padding masks as `causal` and a padding "
      "bias), Q/K/V projections merged"},
     {3, true, true, true, true, true, true, true, true, true, true,
-     "-O2 and rewrites not yet checked on a GPU: 1x1 convolutions as "
-     "matmuls"},
+     "-O2 and rewrites not yet checked on a GPU: 1x1 and patch "
+     "convolutions as matmuls"},
 };
 
 const OptLevelConfig &optLevelConfig(unsigned level) {

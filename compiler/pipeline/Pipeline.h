@@ -21,7 +21,8 @@ struct OptLevelConfig {
   bool causal;     ///< kiln-raise-attention causal: a constant causal mask
                    ///< becomes `causal` (fully masked key blocks skipped)
   bool gelu;       ///< kiln-raise-gelu: written-out GELU -> graph.gelu
-  bool convMatmul; ///< kiln-conv-to-matmul: 1x1 convolutions as matmuls
+  bool convMatmul; ///< kiln-conv-to-matmul: 1x1 and patch convolutions as
+                   ///< matmuls
   const char *summary;
 };
 

@@ -1,7 +1,8 @@
 //===- ConvToMatmul.cpp - Convolutions as matmuls (kiln-conv-to-matmul) ---===//
 //
-// A convolution without groups, padding or dilation whose windows do not
-// overlap is a matrix product per image: in NCHW, image n's windows are the
+// A convolution without groups or padding whose windows do not overlap (a
+// 1x1 kernel, whose dilation changes nothing, or undilated patches) is a
+// matrix product per image: in NCHW, image n's windows are the
 // columns of a [C * KH * KW, OH * OW] matrix (k ordered as the OIHW weight
 // flattens), and its output the [OC, OH * OW] matrix W[OC, C * KH * KW] x
 // cols(X[n]). kiln-conv-to-matmul rewrites such a graph.conv on f16 or bf16:
@@ -46,7 +47,8 @@ struct ConvToMatmul : OpRewritePattern<g::ConvOp> {
     Type et = in.getElementType();
     if (!et.isF16() && !et.isBF16())
       return rewriter.notifyMatchFailure(op, "only f16 and bf16");
-    if (in.getRank() != 4 || !in.hasStaticShape() || !out.hasStaticShape())
+    if (in.getRank() != 4 || !in.hasStaticShape() || !w.hasStaticShape() ||
+        !out.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "only static 2-D convolutions");
     if (op.getGroup() != 1)
       return rewriter.notifyMatchFailure(op, "grouped");

@@ -67,6 +67,13 @@ bool emitConvIgemm(const LaunchSpec &s, const Window &w, KernelSource &out,
   const BufferSpec &x = s.inputs[0], &wt = s.inputs[1], &o = s.outputs[0];
   const bool hasBias = s.inputs.size() == 3;
   const int64_t cin = x.shape[1], cout = wt.shape[0];
+  // Heuristics.cpp refuses the rest; checked again here because the index
+  // math below assumes it (K = C * KH * KW reads the whole weight).
+  if (x.rank() != 4 || wt.rank() != 4 || s.config.getInt("group", 1) != 1 ||
+      wt.shape[1] != cin || (x.dtype != DType::F16 && x.dtype != DType::BF16))
+    return emitError(s, error,
+                     "the igemm convolution takes 2-D f16/bf16 images and no "
+                     "groups");
   if (o.shape[1] != cout)
     return emitError(s, error, "the output's channels are not the weight's");
   const int64_t k = cin * w.kernel[0] * w.kernel[1],

@@ -376,6 +376,10 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
       return no("cluster must be 1 or 2 (blocks sharing B tiles)");
     if (cluster == 2 && l.transB && c.getInt("tile_n") % 16 != 0)
       return no("cluster = 2 with a K-major B needs tile_n a multiple of 16");
+    // An N-major B tile is copied in 64-column blocks, split between the
+    // two blocks: with one, the pair would share nothing.
+    if (cluster == 2 && !l.transB && c.getInt("tile_n") <= 64)
+      return no("cluster = 2 with an N-major B needs tile_n above 64");
   }
   if (pingpong && wg != 2)
     return no("pingpong takes two consumer warpgroups (warpgroups = 2)");

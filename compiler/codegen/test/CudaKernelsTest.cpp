@@ -807,12 +807,12 @@ void buildCases() {
     ep.config.set("pingpong", ConfigValue::ofBool(true));
     expect({"STAGE_OUT = true", "PINGPONG = true"}, 384, 4);
     // Clusters of two blocks sharing B tiles through TMA multicast: K-major
-    // B split into row halves, ping-pong, an odd count of tile rows (1000:
-    // 8 rows of 128, the last pair's second tile past M).
+    // B split into row halves, ping-pong, an odd count of tile rows (850: 7
+    // rows of 128, the last pair's second tile past M).
     LaunchSpec &cl =
         add("matmul_wgmma_cluster_kmajor_b", "matmul",
-            {buf(DType::BF16, {1000, 512}), buf(DType::BF16, {384, 512})},
-            buf(DType::BF16, {1000, 384}));
+            {buf(DType::BF16, {850, 512}), buf(DType::BF16, {384, 512})},
+            buf(DType::BF16, {850, 384}));
     cl.config.set("path", ConfigValue::ofString("wgmma"));
     cl.config.set("trans_b", ConfigValue::ofBool(true));
     for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
@@ -891,6 +891,9 @@ void buildCases() {
               "multiple of 8 up to 256");
   wgmmaReject("wgmma_cluster_4", {4096, 512}, {512, 512}, {4096, 512},
               "cluster", 4, "cluster must be 1 or 2");
+  // N = 64: 64 x 64 tiles, one 64-column block of B, nothing to share.
+  wgmmaReject("wgmma_cluster_narrow_b", {256, 64}, {64, 64}, {256, 64},
+              "cluster", 2, "needs tile_n above 64");
   // 8 stages of 128 x 256 x 64 f16 tiles: 385 KiB.
   wgmmaReject("wgmma_smem", {4096, 4096}, {4096, 4096}, {4096, 4096}, "stages",
               8, "bytes of shared memory");
