@@ -881,8 +881,9 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
         out.rank() != s.inputs[0].rank())
       return fail("expects an input and output of one rank >= 3");
     // Convolutions: "direct" (a thread per output), or "igemm", an implicit
-    // GEMM on the tensor cores (EmitConvPool.cpp; opt-in until a GPU run
-    // has checked it): mma tiles of tile_m output channels x tile_n output
+    // GEMM on the tensor cores (EmitConvPool.cpp; not the default until a
+    // GPU run has checked it, but the autotuner tries it, each candidate
+    // checked against the reference): mma tiles of tile_m output channels x tile_n output
     // pixels x tile_k of C * KH * KW, a block per tile and image.
     if (s.kind == "conv" && c.getString("path", "direct") == "igemm") {
       const BufferSpec &x = s.inputs[0];
