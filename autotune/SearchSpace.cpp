@@ -59,9 +59,9 @@ void wgmmaSpace(SearchLevel level, std::vector<TuningConfig> &out) {
           : std::vector<Tile>{{64, 128, 1}, {128, 128, 2}, {128, 256, 2}};
   const std::vector<int64_t> stages = max ? std::vector<int64_t>{3, 4, 5}
                                           : std::vector<int64_t>{3, 4};
-  // The TMA kernel (batch 1 only; pruned otherwise): deeper pipelines fit
-  // since no thread holds load addresses, and the group of tile rows that
-  // sweep the columns together.
+  // The TMA kernel (batched products too, with 3-D tensor maps): deeper
+  // pipelines fit since no thread holds load addresses, and the group of
+  // tile rows that sweep the columns together.
   const std::vector<int64_t> tmaStages = max
                                              ? std::vector<int64_t>{3, 4, 5, 6}
                                              : std::vector<int64_t>{4, 6};

@@ -59,6 +59,28 @@ PY
   cp "$src.inputs.npz" "$STAGE/engines/$base.fp16.inputs.npz"
   tf32_engine "$m" "$base" "$src.inputs.npz" "$src.ort.npz" --input-shape "$spec"
 done
+# Batched products on the TMA kernel (3-D tensor maps; tma=true, not yet the
+# default): A broadcast over the batch as a 1x1 convolution makes it, and
+# both operands batched, against the evaluator.
+BT=$(mktemp -d)
+python3 "$ROOT/test/tools/mkonnx.py" -o "$BT/bcast.onnx" \
+  'w: f16[200,128] = random(seed=1); x: f16[4,128,392]; y = MatMul(w, x); out y'
+python3 "$ROOT/test/tools/mkonnx.py" -o "$BT/both.onnx" \
+  'a: f16[3,300,192]; b: f16[3,192,256]; y = MatMul(a, b); out y'
+python3 - "$BT" <<'PY'
+import sys, numpy as np
+rng = np.random.default_rng(11)
+np.savez(sys.argv[1] + "/bcast.inputs.npz", x=rng.uniform(-1, 1, (4, 128, 392)).astype(np.float16))
+np.savez(sys.argv[1] + "/both.inputs.npz", a=rng.uniform(-1, 1, (3, 300, 192)).astype(np.float16),
+         b=rng.uniform(-1, 1, (3, 192, 256)).astype(np.float16))
+PY
+for n in bcast both; do
+  e="$STAGE/engines/batched-tma-$n.fp16"
+  "$BUILD/bin/kiln-eval" "$BT/$n.onnx" --inputs "$BT/$n.inputs.npz" --outputs "$e.ort.npz"
+  "$BUILD/bin/kilnc" "$BT/$n.onnx" --matmul-path=wgmma --set=matmul.tma=true -o "$e.engine"
+  cp "$BT/$n.inputs.npz" "$e.inputs.npz"
+done
+rm -rf "$BT"
 # The fusion patterns (test/transforms/fusion_check.py: raised norms, GELU
 # and softmax, multi-output regions, epilogues, attention) as -O2 engines
 # against the evaluator's unfused -O1 result, half-precision ones at the fp16

@@ -27,9 +27,6 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   const bool mma = path == "mma", wgmma = path == "wgmma";
   // The warp-specialized wgmma kernel fed by TMA (matmul_sm90.cuh).
   const bool tma = wgmma && s.config.getBool("tma");
-  if (tma && l.batch != 1)
-    return emitError(s, error, "the TMA matmul multiplies one matrix pair "
-                               "(batch 1)");
   // tf32 = true (kilnc --precision=tf32): f32 operands rounded to tf32 on
   // every path, so the choice of path never changes the result's precision.
   const bool tf32 = s.config.getBool("tf32");
@@ -267,7 +264,9 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
     out.source = os.str();
     // A and B as 2-D tensors, innermost first (matmul_sm90.cuh): K-major
     // operands copied a whole tile at a time, MN-major ones in 64-column
-    // blocks, each row of a box 128 bytes for the 128-byte swizzle.
+    // blocks, each row of a box 128 bytes for the 128-byte swizzle. Batched
+    // products: 3-D, the operand's dense matrices outermost (one where it
+    // broadcasts), a box of one matrix.
     auto map = [&](uint32_t operand, bool kMajor, int64_t rows,
                    int64_t tileRows) {
       autotune::TensorMapArg m;
@@ -277,6 +276,15 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
       m.dims = {inner, outer};
       m.strides = {inner * 2};
       m.box = {64, static_cast<uint32_t>(kMajor ? tileRows : 64)};
+      if (l.batch != 1) {
+        const BufferSpec &x = s.inputs[operand];
+        uint64_t matrices = 1;
+        for (int64_t d = 0; d + 2 < x.rank(); ++d)
+          matrices *= static_cast<uint64_t>(x.shape[d]);
+        m.dims.push_back(matrices);
+        m.strides.push_back(inner * outer * 2);
+        m.box.push_back(1);
+      }
       m.swizzle = 128;
       return m;
     };

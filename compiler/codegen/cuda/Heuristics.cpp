@@ -321,8 +321,9 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   c.setDefault("tile_k", ConfigValue::ofInt(64));
   c.setDefault("warpgroups",
                ConfigValue::ofInt(c.getInt("tile_m") == 64 ? 1 : 2));
-  // The warp-specialized kernel fed by TMA for single products (not yet
-  // for batched ones, whose operands need a tensor map per batch layout).
+  // The warp-specialized kernel fed by TMA for single products; batched
+  // ones (3-D tensor maps) take it when asked (tma=true, or the autotuner)
+  // until a GPU run has checked them.
   c.setDefault("tma", ConfigValue::ofBool(l.batch == 1));
   const bool tma = c.getBool("tma");
   const int64_t bRows0 = l.transB ? c.getInt("tile_n")
@@ -357,9 +358,6 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   const int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n"),
                 bk = c.getInt("tile_k"), wg = c.getInt("warpgroups"),
                 stages = c.getInt("stages");
-  if (tma && l.batch != 1)
-    return no("the TMA matmul multiplies one matrix pair (batch 1); use "
-              "tma=false for batched products");
   if (tma && (c.getInt("group_m") < 1 || c.getInt("group_m") > 64))
     return no("group_m must be in [1, 64]");
   if (!tma) { // The cp.async kernel has no tile order or schedules.
@@ -864,7 +862,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       // clusters is correct.
       const int64_t cluster = c.getInt("cluster", 1);
       s.grid = {std::clamp<int64_t>(ceilDiv(ceilDiv(l.m, bm), cluster) *
-                                        ceilDiv(l.n, bn),
+                                        ceilDiv(l.n, bn) * l.batch,
                                     1, kTargetSMs / cluster) *
                     cluster,
                 1, 1};

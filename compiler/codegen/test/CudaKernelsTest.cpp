@@ -859,15 +859,38 @@ void buildCases() {
     rejects.push_back({s, why});
   };
   {
-    // The TMA kernel multiplies one matrix pair, in groups of 1..64 tile rows.
+    // Batched products on the TMA kernel (tma=true; 3-D tensor maps): A
+    // broadcast over the batch (a convolution's weights), ragged M and N;
+    // both batched with K-major B, ping-pong and clusters of two.
+    LaunchSpec &bw = add("matmul_wgmma_tma_batched_broadcast_a", "matmul",
+                         {buf(DType::F16, {200, 64}), buf(DType::F16, {4, 64, 392})},
+                         buf(DType::F16, {4, 200, 392}));
+    bw.config.set("path", ConfigValue::ofString("wgmma"));
+    bw.config.set("tma", ConfigValue::ofBool(true));
+    // 2 x 4 tiles of 128 x 128 (or the heuristic's) per matrix, 4 matrices.
+    expect({"wgmma_tma_gemm<P>", "BATCH = 4"});
+    LaunchSpec &bb = add("matmul_wgmma_tma_batched_pingpong_cluster", "matmul",
+                         {buf(DType::BF16, {3, 300, 128}),
+                          buf(DType::BF16, {3, 256, 128})},
+                         buf(DType::BF16, {3, 300, 256}));
+    bb.config.set("path", ConfigValue::ofString("wgmma"));
+    bb.config.set("trans_b", ConfigValue::ofBool(true));
+    bb.config.set("tma", ConfigValue::ofBool(true));
+    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
+                        {"tile_n", 128},
+                        {"warpgroups", 2},
+                        {"cluster", 2}})
+      bb.config.set(k, ConfigValue::ofInt(v));
+    bb.config.set("pingpong", ConfigValue::ofBool(true));
+    // 3 matrices x 2 pairs of tile rows x 2 tile columns: 12 clusters.
+    expect({"BATCH = 3", "CLUSTER = 2", "PINGPONG = true"}, 384, 24);
+  }
+  {
+    // The TMA kernel's groups of 1..64 tile rows.
     LaunchSpec s;
-    s.name = "wgmma_tma_batched";
+    s.name = "wgmma_tma_group_m";
     s.kind = "matmul";
-    s.inputs = {buf(DType::F16, {4, 64, 64}), buf(DType::F16, {4, 64, 64})};
-    s.outputs = {buf(DType::F16, {4, 64, 64})};
     s.config.set("path", ConfigValue::ofString("wgmma"));
-    s.config.set("tma", ConfigValue::ofBool(true));
-    rejects.push_back({s, "one matrix pair (batch 1)"});
     s.config.set("tma", ConfigValue::ofBool(true));
     s.config.set("group_m", ConfigValue::ofInt(0));
     s.name = "wgmma_tma_group_m";

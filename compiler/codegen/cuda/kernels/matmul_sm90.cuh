@@ -343,7 +343,9 @@ __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
 // b takes output tiles b, b + gridDim.x, ... in grouped order (P::GROUP_M
 // rows of tiles sweep the columns together, so concurrent blocks share A
 // and B tiles in L2), and the producer runs ahead into the next tile while
-// the consumers store the last one. Needs P::BATCH == 1.
+// the consumers store the last one. Batched products (P::BATCH > 1) run the
+// units of matrix 0, then 1, ..., with 3-D tensor maps whose outermost
+// dimension is the operand's matrices (a broadcast operand has one).
 //
 // Two schedules for the consumers: cooperative (every consumer warpgroup
 // takes BM / WARPGROUPS rows of each tile), and ping-pong (P::PINGPONG, two
@@ -423,6 +425,26 @@ __device__ __forceinline__ void tma_load_2d(u32 dst, const tensor_map *map,
                "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(bar)
                : "memory");
 }
+/// A 3-D tile copy (c2: the matrix of a batched operand), as tma_load_2d.
+__device__ __forceinline__ void tma_load_3d(u32 dst, const tensor_map *map,
+                                            u32 bar, int c0, int c1, int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(dst),
+               "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(c2),
+               "r"(bar)
+               : "memory");
+}
+/// tma_load_3d, multicast to the blocks in `mask`.
+__device__ __forceinline__ void
+tma_load_3d_multicast(u32 dst, const tensor_map *map, u32 bar, int c0, int c1,
+                      int c2, u16 mask) {
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::"
+               "complete_tx::bytes.multicast::cluster [%0], [%1, {%2, %3, "
+               "%4}], [%5], %6;\n" ::"r"(dst),
+               "l"(reinterpret_cast<u64>(map)), "r"(c0), "r"(c1), "r"(c2),
+               "r"(bar), "h"(mask)
+               : "memory");
+}
 /// tma_load_2d, multicast: the tile lands at `dst` in every block of the
 /// cluster in `mask` (bit r: rank r), completing on the `bar` at the same
 /// offset in each.
@@ -498,7 +520,6 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
   static_assert(!stage_out_of<P>::value || P::N % 8 == 0,
                 "16-byte output rows need N % 8 == 0");
   static_assert(P::STAGES * 16 <= BARRIER_BYTES, "barriers fit");
-  static_assert(P::BATCH == 1, "the TMA path multiplies one matrix pair");
   static_assert(P::GROUP_M >= 1, "tile rows per group");
   static constexpr int CLUSTER = cluster_of<P>::value;
   static_assert(CLUSTER == 1 || CLUSTER == 2, "pairs of blocks at most");
@@ -597,7 +618,9 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   // adjacent tiles (tile rows 2p and 2p + 1; the second may lie past M,
   // its loads zero-filled and its stores skipped).
   constexpr I MBU = (MB + CLUSTER - 1) / CLUSTER;
-  constexpr I UNITS = MBU * NB;
+  // Batched products: the units of matrix z follow those of z - 1.
+  constexpr I UNITS_Z = MBU * NB;
+  constexpr I UNITS = static_cast<I>(P::BATCH) * UNITS_Z;
   constexpr I GROUP =
       P::GROUP_M / CLUSTER > 0 ? static_cast<I>(P::GROUP_M / CLUSTER) : 1;
   constexpr I KT = (P::K + BK - 1) / BK;
@@ -631,9 +654,28 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   const I unit0 = static_cast<I>(CLUSTER > 1 ? cluster_id_x() : blockIdx.x),
           units_step =
               static_cast<I>(CLUSTER > 1 ? cluster_count_x() : gridDim.x);
-  auto tile_of = [&](I u, I &mb, I &nb) {
-    grouped_tile<I>(u, MBU, NB, GROUP, mb, nb);
+  auto tile_of = [&](I u, I &z, I &mb, I &nb) {
+    z = P::BATCH == 1 ? 0 : u / UNITS_Z;
+    grouped_tile<I>(P::BATCH == 1 ? u : u % UNITS_Z, MBU, NB, GROUP, mb, nb);
     mb = mb * CLUSTER + rank;
+  };
+  // The copies of one operand's box at (c0, c1): of its matrix c2 when the
+  // product is batched (3-D maps: {inner, outer, matrices}), multicast to
+  // the cluster when asked.
+  auto copy = [&](u32 dst, const tensor_map *map, u32 bar, int c0, int c1,
+                  int c2, bool multicast) {
+    constexpr u16 ALL = (1u << CLUSTER) - 1;
+    if (P::BATCH == 1) {
+      if (multicast)
+        tma_load_2d_multicast(dst, map, bar, c0, c1, ALL);
+      else
+        tma_load_2d(dst, map, bar, c0, c1);
+    } else {
+      if (multicast)
+        tma_load_3d_multicast(dst, map, bar, c0, c1, c2, ALL);
+      else
+        tma_load_3d(dst, map, bar, c0, c1, c2);
+    }
   };
   if (wg == 0) {
     // Producer: one thread issues every copy. Registers move to the
@@ -647,9 +689,15 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       tma_prefetch_map(&map_b);
       u32 use = 0;
       for (I u = unit0; u < UNITS; u += units_step) {
-        I mb, nb;
-        tile_of(u, mb, nb);
+        I z, mb, nb;
+        tile_of(u, z, mb, nb);
         const int m0 = static_cast<int>(mb * BM), n0 = static_cast<int>(nb * BN);
+        // The operands' matrices (P::batch's element offsets over the dense
+        // matrix sizes; 0 for a broadcast operand).
+        i64 oa = 0, ob = 0;
+        P::batch(z, oa, ob);
+        const int za = static_cast<int>(oa / (P::M * P::K)),
+                  zb = static_cast<int>(ob / (P::K * P::N));
         for (I kt = 0; kt < KT; ++kt, ++use) {
           const u32 s = use % STAGES, parity = (use / STAGES) & 1;
           mbar_wait(empty(s), parity ^ 1);
@@ -659,30 +707,22 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
           if (P::TRANS_A) { // [K, M]: BM / 64 blocks of 64 m x 64 k.
 #pragma unroll
             for (int j = 0; j < BM / 64; ++j)
-              tma_load_2d(sa + j * (BK * 128), &map_a, full(s), m0 + 64 * j,
-                          k0);
+              copy(sa + j * (BK * 128), &map_a, full(s), m0 + 64 * j, k0, za,
+                   false);
           } else { // [M, K]: BM rows of 64 k.
-            tma_load_2d(sa, &map_a, full(s), k0, m0);
+            copy(sa, &map_a, full(s), k0, m0, za, false);
           }
           // B: the whole tile, or this block's share, multicast.
           if (P::TRANS_B) { // [N, K]: BN rows of 64 k.
             constexpr int SHARE = BN / CLUSTER;
-            if (CLUSTER == 1)
-              tma_load_2d(sb, &map_b, full(s), k0, n0);
-            else
-              tma_load_2d_multicast(sb + rank * SHARE * 128, &map_b, full(s),
-                                    k0, n0 + static_cast<int>(rank) * SHARE,
-                                    (1u << CLUSTER) - 1);
+            copy(sb + rank * SHARE * 128, &map_b, full(s), k0,
+                 n0 + static_cast<int>(rank) * SHARE, zb, CLUSTER > 1);
           } else { // [K, N]: 64-column blocks of 64 k rows.
 #pragma unroll
-            for (int j = 0; j < (BN + 63) / 64; ++j) {
-              if (CLUSTER == 1)
-                tma_load_2d(sb + j * (BK * 128), &map_b, full(s),
-                            n0 + 64 * j, k0);
-              else if (j % CLUSTER == static_cast<int>(rank))
-                tma_load_2d_multicast(sb + j * (BK * 128), &map_b, full(s),
-                                      n0 + 64 * j, k0, (1u << CLUSTER) - 1);
-            }
+            for (int j = 0; j < (BN + 63) / 64; ++j)
+              if (j % CLUSTER == static_cast<int>(rank))
+                copy(sb + j * (BK * 128), &map_b, full(s), n0 + 64 * j, k0,
+                     zb, CLUSTER > 1);
           }
         }
       }
@@ -723,8 +763,9 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     // The block's i-th tile uses stages i * KT .. i * KT + KT - 1 (the
     // producer's count).
     u32 use = static_cast<u32>(i * KT);
-    I mb, nb;
-    tile_of(u, mb, nb);
+    I z, mb, nb;
+    tile_of(u, z, mb, nb);
+    typename P::T *const O = out + static_cast<i64>(z) * P::M * P::N;
     float acc[MI][R];
     zero_accumulators(acc);
     // Ping-pong: the k loops take turns (named barrier 3 + cw: "your
@@ -755,10 +796,10 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     if (leader)
       release(prev);
     if (stage_out_of<P>::value)
-      store_wgmma_tile_staged<P>(out, c, acc, staged, mb * BM + row0, nb * BN,
+      store_wgmma_tile_staged<P>(O, c, acc, staged, mb * BM + row0, nb * BN,
                                  1 + cw);
     else
-      store_wgmma_tile<P>(out, c, acc, mb * BM, nb * BN, row0);
+      store_wgmma_tile<P>(O, c, acc, mb * BM, nb * BN, row0);
   }
 }
 
