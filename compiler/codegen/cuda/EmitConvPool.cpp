@@ -6,9 +6,9 @@
 // while loading B tiles, and the bias added in f32 before the one rounding,
 // as the direct kernel does).
 //
-// Direct: a thread per output element. Neighbouring threads own neighbouring output
-// positions of one (image, channel), so filter reads are warp-uniform and
-// input reads nearly coalesced. Window loops are unrolled over the baked
+// Direct: a thread per output element. Neighbouring threads own
+// neighbouring output positions of one (image, channel), so filter reads are
+// warp-uniform and input reads nearly coalesced. Window loops are unrolled over the baked
 // kernel extents; taps outside the input are skipped (zero padding).
 //
 //===----------------------------------------------------------------------===//

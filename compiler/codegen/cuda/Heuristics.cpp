@@ -28,6 +28,11 @@ constexpr int64_t kMaxDynamicSmem = 227 * 1024;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// What validMmaTiles requires, for error messages ("mma ..." / "igemm ...").
+constexpr const char *kMmaTileRule =
+    "tiles must split into 16x16 warp tiles, tile_k a multiple of 16 up to "
+    "64, at most 16 warps";
+
 int64_t gridStrideBlocks(int64_t items, int64_t block) {
   return std::clamp<int64_t>(ceilDiv(items, block), 1, kMaxGridStrideBlocks);
 }
@@ -445,6 +450,58 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   s.smem = bytes;
   return true;
 }
+/// Whether mma.sync block tiles split into 16x16 warp tiles (warps_m x
+/// warps_n warps, at most 16) with a tile_k of 16 to 64 in steps of 16.
+bool validMmaTiles(int64_t bm, int64_t bn, int64_t bk, int64_t wm,
+                   int64_t wn) {
+  return wm >= 1 && wn >= 1 && bm % (16 * wm) == 0 && bn % (16 * wn) == 0 &&
+         bk % 16 == 0 && bk >= 16 && bk <= 64 && wm * wn <= 16;
+}
+
+/// The implicit-GEMM convolution (conv path "igemm", EmitConvPool.cpp): mma
+/// tiles of tile_m output channels x tile_n output pixels x tile_k of
+/// C * KH * KW, a block per tile and image. Not the default until a GPU run
+/// has checked it; the autotuner tries it, each candidate checked against
+/// the reference.
+bool configureConvIgemm(LaunchSpec &s, std::string &why) {
+  Config &c = s.config;
+  const BufferSpec &x = s.inputs[0], &out = s.outputs[0];
+  auto no = [&](std::string m) {
+    why = std::move(m);
+    return false;
+  };
+  if (x.rank() != 4 || s.inputs.size() < 2 || s.inputs[1].rank() != 4)
+    return no("the igemm convolution takes 2-D images (NCHW)");
+  if (x.dtype != DType::F16 && x.dtype != DType::BF16)
+    return no("the igemm convolution needs f16 or bf16");
+  if (c.getInt("group", 1) != 1)
+    return no("the igemm convolution takes no groups");
+  const int64_t cout = s.inputs[1].shape[0],
+                pixels = out.shape[2] * out.shape[3];
+  const bool large = cout >= 128 && pixels >= 128;
+  c.setDefault("tile_m", ConfigValue::ofInt(large ? 128 : 64));
+  c.setDefault("tile_n", ConfigValue::ofInt(large ? 128 : 64));
+  c.setDefault("tile_k", ConfigValue::ofInt(32));
+  c.setDefault("warps_m", ConfigValue::ofInt(2));
+  c.setDefault("warps_n", ConfigValue::ofInt(large ? 4 : 2));
+  const int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n"),
+                bk = c.getInt("tile_k"), wm = c.getInt("warps_m"),
+                wn = c.getInt("warps_n");
+  if (!validMmaTiles(bm, bn, bk, wm, wn))
+    return no("igemm " + std::string(kMmaTileRule));
+  // matmul.cuh's one synchronous stage: A [tile_m][tile_k + 8] and B
+  // [tile_k][tile_n + 8] of 2-byte elements, static up to 48 KiB.
+  const int64_t bytes = (bm * (bk + 8) + bk * (bn + 8)) * 2;
+  if (bytes > 48 * 1024)
+    return no("igemm tiles need " + std::to_string(bytes) +
+              " bytes of shared memory; at most 49152");
+  s.smem = 0;
+  s.block = {32 * wm * wn, 1, 1};
+  s.grid = {std::clamp<int64_t>(ceilDiv(pixels, bn), 1, kMaxGridX),
+            std::clamp<int64_t>(ceilDiv(cout, bm), 1, 65535),
+            std::clamp<int64_t>(x.shape[0], 1, 65535)};
+  return true;
+}
 } // namespace
 
 bool archHasWgmma(const std::string &arch) {
@@ -773,11 +830,8 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n"),
               bk = c.getInt("tile_k");
       int64_t wm = c.getInt("warps_m"), wn = c.getInt("warps_n");
-      if (wm < 1 || wn < 1 || bm % (16 * wm) != 0 || bn % (16 * wn) != 0 ||
-          bk % 16 != 0 || bk < 16 || bk > 64 || wm * wn > 16)
-        return fail(
-            "mma tiles must split into 16x16 warp tiles, tile_k a multiple "
-            "of 16 up to 64, at most 16 warps");
+      if (!validMmaTiles(bm, bn, bk, wm, wn))
+        return fail("mma " + std::string(kMmaTileRule));
       threads = 32 * wm * wn;
       // STAGES pipeline stages of padded A and B tiles (matmul.cuh's
       // mma_layout: rows padded by 8 elements, or for f32 by 4 where k is
@@ -878,47 +932,8 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     if (s.inputs.empty() || s.inputs[0].rank() < 3 ||
         out.rank() != s.inputs[0].rank())
       return fail("expects an input and output of one rank >= 3");
-    // Convolutions: "direct" (a thread per output), or "igemm", an implicit
-    // GEMM on the tensor cores (EmitConvPool.cpp; not the default until a
-    // GPU run has checked it, but the autotuner tries it, each candidate
-    // checked against the reference): mma tiles of tile_m output channels x tile_n output
-    // pixels x tile_k of C * KH * KW, a block per tile and image.
-    if (s.kind == "conv" && c.getString("path", "direct") == "igemm") {
-      const BufferSpec &x = s.inputs[0];
-      if (x.rank() != 4 || s.inputs.size() < 2 || s.inputs[1].rank() != 4)
-        return fail("the igemm convolution takes 2-D images (NCHW)");
-      if (x.dtype != DType::F16 && x.dtype != DType::BF16)
-        return fail("the igemm convolution needs f16 or bf16");
-      if (c.getInt("group", 1) != 1)
-        return fail("the igemm convolution takes no groups");
-      const int64_t cout = s.inputs[1].shape[0],
-                    pixels = out.shape[2] * out.shape[3];
-      const bool large = cout >= 128 && pixels >= 128;
-      c.setDefault("tile_m", ConfigValue::ofInt(large ? 128 : 64));
-      c.setDefault("tile_n", ConfigValue::ofInt(large ? 128 : 64));
-      c.setDefault("tile_k", ConfigValue::ofInt(32));
-      c.setDefault("warps_m", ConfigValue::ofInt(2));
-      c.setDefault("warps_n", ConfigValue::ofInt(large ? 4 : 2));
-      const int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n"),
-                    bk = c.getInt("tile_k"), wm = c.getInt("warps_m"),
-                    wn = c.getInt("warps_n");
-      if (wm < 1 || wn < 1 || bm % (16 * wm) != 0 || bn % (16 * wn) != 0 ||
-          bk % 16 != 0 || bk < 16 || bk > 64 || wm * wn > 16)
-        return fail("igemm tiles must split into 16x16 warp tiles, tile_k a "
-                    "multiple of 16 up to 64, at most 16 warps");
-      // matmul.cuh's one synchronous stage: A [tile_m][tile_k + 8] and B
-      // [tile_k][tile_n + 8] of 2-byte elements, static up to 48 KiB.
-      const int64_t bytes = (bm * (bk + 8) + bk * (bn + 8)) * 2;
-      if (bytes > 48 * 1024)
-        return fail("igemm tiles need " + std::to_string(bytes) +
-                    " bytes of shared memory; at most 49152");
-      s.smem = 0;
-      s.block = {32 * wm * wn, 1, 1};
-      s.grid = {std::clamp<int64_t>(ceilDiv(pixels, bn), 1, kMaxGridX),
-                std::clamp<int64_t>(ceilDiv(cout, bm), 1, 65535),
-                std::clamp<int64_t>(x.shape[0], 1, 65535)};
-      return true;
-    }
+    if (s.kind == "conv" && c.getString("path", "direct") == "igemm")
+      return configureConvIgemm(s, why) || fail(why);
     if (s.kind == "conv" && c.getString("path", "direct") != "direct")
       return fail("conv path must be direct or igemm, not '" +
                   c.getString("path") + "'");

@@ -61,6 +61,13 @@ LaunchSpec &add(const std::string &name, const std::string &kind,
   return cases.back().spec;
 }
 
+/// Sets integer config keys of a launch.
+void setInts(LaunchSpec &s,
+             std::initializer_list<std::pair<const char *, int64_t>> kv) {
+  for (auto [k, v] : kv)
+    s.config.set(k, ConfigValue::ofInt(v));
+}
+
 void setOp(LaunchSpec &s, const std::string &op) {
   s.config.set("op", ConfigValue::ofString(op));
 }
@@ -721,10 +728,7 @@ void buildCases() {
             buf(DType::BF16, {1000, 1000}));
     pp.config.set("path", ConfigValue::ofString("wgmma"));
     pp.config.set("trans_b", ConfigValue::ofBool(true));
-    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
-                        {"tile_n", 128},
-                        {"warpgroups", 2}})
-      pp.config.set(k, ConfigValue::ofInt(v));
+    setInts(pp, {{"tile_m", 128}, {"tile_n", 128}, {"warpgroups", 2}});
     pp.config.set("pingpong", ConfigValue::ofBool(true));
     expect({"PINGPONG = true", "WARPGROUPS = 2", "m64n128k16"}, 384, 64);
     LaunchSpec &bigAsync =
@@ -748,11 +752,9 @@ void buildCases() {
         add("matmul_wgmma_m256_n96", "matmul",
             {buf(DType::F16, {512, 128}), buf(DType::F16, {128, 200})},
             buf(DType::F16, {512, 200}));
-    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 256},
-                        {"tile_n", 96},
-                        {"warpgroups", 2},
-                        {"stages", 3}})
-      tall.config.set(k, ConfigValue::ofInt(v));
+    setInts(
+        tall,
+        {{"tile_m", 256}, {"tile_n", 96}, {"warpgroups", 2}, {"stages", 3}});
     tall.config.set("path", ConfigValue::ofString("wgmma"));
     // TMA: the producer warpgroup beside two consumers; 2 x 3 tiles.
     expect({"m64n96k16", "STAGES = 3", "wgmma_tma_gemm<P>"}, 384, 6);
@@ -761,11 +763,9 @@ void buildCases() {
         add("matmul_wgmma_wg1_m128_ta", "matmul",
             {buf(DType::BF16, {64, 384}), buf(DType::BF16, {64, 136})},
             buf(DType::BF16, {384, 136}));
-    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
-                        {"tile_n", 64},
-                        {"warpgroups", 1},
-                        {"stages", 5}})
-      one.config.set(k, ConfigValue::ofInt(v));
+    setInts(
+        one,
+        {{"tile_m", 128}, {"tile_n", 64}, {"warpgroups", 1}, {"stages", 5}});
     one.config.set("trans_a", ConfigValue::ofBool(true));
     one.config.set("path", ConfigValue::ofString("wgmma"));
     expect({"m64n64k16", "WARPGROUPS = 1", "STAGES = 5", "wgmma_tma_gemm<P>"},
@@ -799,11 +799,9 @@ void buildCases() {
                   ConfigValue::ofString("t0 = add(i0, i1) : f16; t1 = "
                                         "gelu{approximate=tanh}(t0) : f16"));
     ep.config.set("path", ConfigValue::ofString("wgmma"));
-    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
-                        {"tile_n", 128},
-                        {"warpgroups", 2},
-                        {"stages", 4}})
-      ep.config.set(k, ConfigValue::ofInt(v));
+    setInts(
+        ep,
+        {{"tile_m", 128}, {"tile_n", 128}, {"warpgroups", 2}, {"stages", 4}});
     ep.config.set("pingpong", ConfigValue::ofBool(true));
     expect({"STAGE_OUT = true", "PINGPONG = true"}, 384, 4);
     // Clusters of two blocks sharing B tiles through TMA multicast: K-major
@@ -815,11 +813,9 @@ void buildCases() {
             buf(DType::BF16, {850, 384}));
     cl.config.set("path", ConfigValue::ofString("wgmma"));
     cl.config.set("trans_b", ConfigValue::ofBool(true));
-    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
-                        {"tile_n", 128},
-                        {"warpgroups", 2},
-                        {"cluster", 2}})
-      cl.config.set(k, ConfigValue::ofInt(v));
+    setInts(
+        cl,
+        {{"tile_m", 128}, {"tile_n", 128}, {"warpgroups", 2}, {"cluster", 2}});
     cl.config.set("pingpong", ConfigValue::ofBool(true));
     // 4 pairs of tile rows x 3 tile columns: 12 clusters of 2.
     expect({"CLUSTER = 2", "__cluster_dims__(2, 1, 1)", "PINGPONG = true"},
@@ -835,11 +831,9 @@ void buildCases() {
     cn.config.set("epilogue",
                   ConfigValue::ofString("t0 = add(i0, i1) : f16; t1 = "
                                         "gelu{approximate=none}(t0) : f16"));
-    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
-                        {"tile_n", 192},
-                        {"warpgroups", 2},
-                        {"cluster", 2}})
-      cn.config.set(k, ConfigValue::ofInt(v));
+    setInts(
+        cn,
+        {{"tile_m", 128}, {"tile_n", 192}, {"warpgroups", 2}, {"cluster", 2}});
     // 5 pairs of tile rows x 3 tile columns.
     expect({"CLUSTER = 2", "PINGPONG = false", "m64n192k16"}, 384, 30);
   }
@@ -876,11 +870,9 @@ void buildCases() {
     bb.config.set("path", ConfigValue::ofString("wgmma"));
     bb.config.set("trans_b", ConfigValue::ofBool(true));
     bb.config.set("tma", ConfigValue::ofBool(true));
-    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
-                        {"tile_n", 128},
-                        {"warpgroups", 2},
-                        {"cluster", 2}})
-      bb.config.set(k, ConfigValue::ofInt(v));
+    setInts(
+        bb,
+        {{"tile_m", 128}, {"tile_n", 128}, {"warpgroups", 2}, {"cluster", 2}});
     bb.config.set("pingpong", ConfigValue::ofBool(true));
     // 3 matrices x 2 pairs of tile rows x 2 tile columns: 12 clusters.
     expect({"BATCH = 3", "CLUSTER = 2", "PINGPONG = true"}, 384, 24);
@@ -1224,12 +1216,11 @@ void tf32Cases() {
     LaunchSpec &s =
         *tf32(add("matmul_tf32_stage_out_128", "matmul",
                   {buf(f, {200, 96}), buf(f, {96, 136})}, buf(f, {200, 136})));
-    for (auto [k, v] : {std::pair<const char *, int64_t>{"tile_m", 128},
-                        {"tile_n", 128},
-                        {"tile_k", 32},
-                        {"warps_n", 4},
-                        {"stages", 3}})
-      s.config.set(k, ConfigValue::ofInt(v));
+    setInts(s, {{"tile_m", 128},
+                {"tile_n", 128},
+                {"tile_k", 32},
+                {"warps_n", 4},
+                {"stages", 3}});
     s.config.set("stage_out", ConfigValue::ofBool(true));
     expectMma({"OUT_VEC = true", "BM = 128, BN = 128, BK = 32"});
     // Only the staged rows store 16 bytes (4 floats) at once.
