@@ -6,7 +6,8 @@
 #   bench    bench/run.py $BENCH_ARGS (default --quick) within $BENCH_TIMEOUT s; more runs
 #            in $BENCH_ARGS2 .. $BENCH_ARGS4 (each within its own timeout, same work dir;
 #            $BENCH_ENV .. $BENCH_ENV4: VAR=VALUE settings for that run, e.g. KILN_PDL=0)
-#   profile  kiln-run --profile on every engine the bench built
+#   profile  kiln-run --profile on every engine the bench built (PROFILE_EACH=1: after
+#            each bench invocation instead, as profile/b1-*, b2-*, ...)
 #   micro    bench/micro.py $MICRO_ARGS within $MICRO_TIMEOUT s
 #   tune     test/gpu/tune_check.sh (the autotuner: measure, cache, identical rebuild)
 # Everything lands in $OUT/results.tar.gz (the device tool returns few files)
@@ -37,13 +38,18 @@ step_bench() {
     env ${!ev:-} timeout "${!tv:-300}" python3 bench/run.py $args --bin "$K/bin" --work /tmp/kiln-bench \
       --results "$R/bench" 2>&1 | grep -v "Warning\|warn(\|^\[torch.onnx\]\|^  " | tail -n 60
     echo "== bench took $(( $(date +%s) - t )) s"
+    # PROFILE_EACH=1: profile this invocation's engines before the next
+    # invocation overwrites them (profile/b<i>-*).
+    [ -z "${PROFILE_EACH:-}" ] || step_profile "b${i:-1}-"
+    [ -z "${PROFILE_EACH:-}" ] || rm -f /tmp/kiln-bench/kiln/*.engine
   done
 }
 step_profile() {
+  local pre=${1:-}
   mkdir -p "$R/profile"
   for e in /tmp/kiln-bench/kiln/*.engine; do
     [ -e "$e" ] || continue
-    n=$(basename "${e%.engine}")
+    n=$pre$(basename "${e%.engine}")
     timeout 60 "$K/bin/kiln-run" "$e" --inputs "${e%.engine}.inputs.npz" --profile "$R/profile/$n.trace.json" \
       > "$R/profile/$n.txt" 2>&1
     echo "== profile $n"; head -n 18 "$R/profile/$n.txt"

@@ -68,13 +68,16 @@ struct Viewed {
   }
 };
 
-/// `v` as a permutation of another value: a transpose, or the
-/// Reshape(Transpose(Reshape(x) -> [n, a, b], [0, 2, 1])) -> [..., b, a]
-/// that swaps x's last two axes with its leading axes merged (torch.export's
-/// K^T in scaled_dot_product_attention). x may have other leading axes than
-/// v (reshapes composed into the inner one, e.g. straight out of repeat_kv's
-/// rank-5 Expand): it is then read as a view with v's. The ops involved go to
-/// `ops`.
+/// `v` as a permutation of another value: a transpose, or
+/// Reshape(Transpose(Reshape(x) -> r, p) -> v) where the outer reshape only
+/// splits the transposed tensor's first axis into v's leading axes. That is
+/// x viewed as r with r's axis p[0] split the same way, then permuted: e.g.
+/// torch.export's K^T in scaled_dot_product_attention (r = [n, a, b], p =
+/// [0, 2, 1], v = [..., b, a] with n the merged leading axes), and
+/// nn.MultiheadAttention's sequence-first heads (x = [s, b, h * d], r = [s,
+/// b * h, d], p = [1, 0, 2] for Q and V or [1, 2, 0] for K^T, v = [b, h, ...]).
+/// x is read as a view where its shape is not that one. The ops involved go
+/// to `ops`.
 std::optional<std::pair<Viewed, SmallVector<int64_t>>>
 asTranspose(Value v, SmallVectorImpl<Operation *> *ops = nullptr) {
   if (auto t = v.getDefiningOp<g::TransposeOp>()) {
@@ -87,31 +90,39 @@ asTranspose(Value v, SmallVectorImpl<Operation *> *ops = nullptr) {
   if (!outer)
     return std::nullopt;
   auto t = outer.getInput().getDefiningOp<g::TransposeOp>();
-  if (!t || t.getPerm() != ArrayRef<int64_t>{0, 2, 1} || !t->hasOneUse())
+  if (!t || !t->hasOneUse())
     return std::nullopt;
   auto inner = t.getInput().getDefiningOp<g::ReshapeOp>();
   if (!inner || !inner->hasOneUse())
     return std::nullopt;
   Value x = inner.getInput();
-  ArrayRef<int64_t> xs = tensorOf(x).getShape(), vs = tensorOf(v).getShape(),
-                    rs = tensorOf(inner).getShape();
-  const int64_t n = vs.size(), xn = xs.size();
-  // The element counts agree, so the merged leading axes do too.
-  if (n < 3 || xn < 3 || rs.size() != 3 || rs[1] != xs[xn - 2] ||
-      rs[2] != xs[xn - 1] || vs[n - 2] != rs[2] || vs[n - 1] != rs[1])
+  ArrayRef<int64_t> vs = tensorOf(v).getShape(), ts = tensorOf(t).getShape(),
+                    rs = tensorOf(inner).getShape(), p = t.getPerm();
+  const int64_t n = vs.size(), m = ts.size(), lead = n - m + 1;
+  // v keeps the transposed tensor's other axes (so its leading ones
+  // multiply to the first: the element counts agree).
+  if (n < 3 || m < 2 || lead < 1 || vs.take_back(m - 1) != ts.drop_front(1))
     return std::nullopt;
-  Viewed source{x, {}};
-  if (xs.drop_back(2) != vs.drop_back(2)) {
-    SmallVector<int64_t> view(vs.drop_back(2));
-    view.append({rs[1], rs[2]});
-    source.view = RankedTensorType::get(view, tensorOf(x).getElementType());
+  // The view: r with axis p[0] split into v's leading axes; pos[j] is where
+  // r's axis j lands in it.
+  SmallVector<int64_t> view, pos(m);
+  for (int64_t j = 0; j < m; ++j) {
+    pos[j] = view.size();
+    if (j == p[0])
+      view.append(vs.begin(), vs.begin() + lead);
+    else
+      view.push_back(rs[j]);
   }
+  SmallVector<int64_t> perm;
+  for (int64_t i = 0; i < lead; ++i)
+    perm.push_back(pos[p[0]] + i);
+  for (int64_t k = 1; k < m; ++k)
+    perm.push_back(pos[p[k]]);
+  Viewed source{x, {}};
+  if (tensorOf(x).getShape() != ArrayRef<int64_t>(view))
+    source.view = RankedTensorType::get(view, tensorOf(x).getElementType());
   if (ops)
     ops->append({inner, t, outer});
-  SmallVector<int64_t> perm;
-  for (int64_t i = 0; i < n; ++i)
-    perm.push_back(i);
-  std::swap(perm[n - 1], perm[n - 2]);
   return std::make_pair(source, perm);
 }
 

@@ -61,10 +61,10 @@ def patterns():
     GELU raised to one graph.gelu at -O2 and -O3 (alone / in one
     matmul-epilogue region; within 1e-6 relative, f16 1e-3: computed in f32
     and rounded once), "conv-matmul" for 1x1 and patch convolutions as
-    graph.matmul at -O3 (kiln-conv-to-matmul) with one other convolution
-    kept ("conv-matmul-all": none kept; "conv-matmul-none": every one kept,
-    overlapping windows), all kept at -O2 (within 2e-3 relative: the product
-    is rounded before the bias), or
+    graph.matmul at -O2 and -O3 (kiln-conv-to-matmul) with one other
+    convolution kept ("conv-matmul-all": none kept; "conv-matmul-none": every
+    one kept, overlapping windows; within 2e-3 relative: the product is
+    rounded before the bias), or
     "no-attention" for none at -O3)."""
     yield "silu_mul_add_f16", model(
         [N("Sigmoid", ["x"], ["s"]), N("Mul", ["x", "s"], ["m"]), N("Mul", ["m", "x"], ["mm"]),
@@ -256,6 +256,26 @@ def patterns():
         [const("c", np.float16(0.4204)), const("m", causal),
          const("flat", np.array([-1, 16, 32], np.int64)), const("kshape", np.array([1, 4, 32, 16], np.int64))]), \
         "attention"
+    # nn.MultiheadAttention through torch.onnx dynamo (torchvision's ViT):
+    # sequence-first [S, B, H*D] projections, heads split as Reshape to
+    # [S, B*H, D], Transpose (1, 0, 2) for Q and V, (1, 2, 0) for K^T,
+    # Reshape to [B, H, ...]; Q and K^T scaled by sqrt(scale) each; the
+    # output transposed back to sequence-first and flattened.
+    def heads(x, perm, shape, out):
+        return [N("Reshape", [x, "sbh"], [x + "r"]), N("Transpose", [x + "r"], [x + "t"], perm=perm),
+                N("Reshape", [x + "t", shape], [out])]
+    yield "attention_mha_seq_first_f16", model(
+        heads("q", [1, 0, 2], "bhsd", "qh") + heads("k", [1, 2, 0], "bhds", "kh") +
+        heads("v", [1, 0, 2], "bhsd", "vh") +
+        [N("Mul", ["qh", "c"], ["qs"]), N("Mul", ["kh", "c"], ["ks"]),
+         N("MatMul", ["qs", "ks"], ["s"]), N("Softmax", ["s"], ["p"], axis=-1),
+         N("MatMul", ["p", "vh"], ["o"]), N("Transpose", ["o"], ["ot"], perm=[2, 0, 1, 3]),
+         N("Reshape", ["ot", "flat"], ["out"])],
+        [vi(n, F16, [24, 2, 128]) for n in "qkv"], [vi("out", F16, [48, 128])],
+        [const("c", np.float16(0.3535)), const("sbh", np.array([24, 4, 64], np.int64)),
+         const("bhsd", np.array([2, 2, 24, 64], np.int64)),
+         const("bhds", np.array([2, 2, 64, 24], np.int64)),
+         const("flat", np.array([48, 128], np.int64))]), "attention"
     # Grouped-query attention (Llama: 4 query heads, 2 KV heads), repeat_kv
     # as Unsqueeze -> Expand [1, 2, 2, S, D] -> Reshape [1, 4, S, D] on K and
     # V: HF's eager form (K^T a transpose, division by sqrt(d), causal mask).
@@ -416,7 +436,7 @@ def patterns():
         [const("c", np.float16(0.5))]), 1
     # A ResNet bottleneck in f16: 1x1 (bias) -> relu -> 3x3 -> relu -> 1x1
     # (bias) + the input through a strided 1x1 (bias) -> relu. The three 1x1
-    # convolutions become matmuls at -O3 (the strided one reads every second
+    # convolutions become matmuls at -O2 (the strided one reads every second
     # row and column); the 3x3 stays a convolution.
     def w(*shape):
         return (rng.standard_normal(shape) * 0.15).astype(np.float16)
@@ -571,17 +591,16 @@ def main():
                         why = f"expected one graph.gelu and {want[0]} regions at {lvl} " \
                               f"({nl}, {nml} matmul)"
             elif regions in ("conv-matmul", "conv-matmul-all", "conv-matmul-none"):
-                # -O3: the 1x1 and patch convolutions as matmuls, the
-                # others kept; -O2: every convolution kept.
-                o2 = run([a.kilnc, path, "-O2", "--emit=graph"]).stdout
-                convs = o2.count("graph.conv ")
+                # -O2 and -O3: the 1x1 and patch convolutions as matmuls,
+                # the others kept (-O1 has every convolution).
+                convs = run([a.kilnc, path, "-O1", "--emit=graph"]).stdout.count("graph.conv ")
                 keep = {"conv-matmul-all": 0, "conv-matmul": 1}.get(regions, convs)
-                left = r.stdout.count("graph.conv ")
-                mms = r.stdout.count("graph.matmul ")
-                if r.returncode or left != keep or mms != convs - keep or \
-                        "graph.matmul " in o2:
-                    why = f"expected {convs - keep} convolutions as matmuls at -O3 " \
-                          f"({mms}, {left} convolutions left) and none at -O2"
+                for lvl, out in (("-O3", r), ("-O2", run([a.kilnc, path, "-O2", "--emit=graph"]))):
+                    left = out.stdout.count("graph.conv ")
+                    mms = out.stdout.count("graph.matmul ")
+                    if out.returncode or left != keep or mms != convs - keep:
+                        why = f"expected {convs - keep} convolutions as matmuls at {lvl} " \
+                              f"({mms}, {left} convolutions left)"
             elif regions in ("softmax", "log_softmax"):
                 if r.returncode or n or n2 or r.stdout.count(f"graph.{regions} ") != 1 or \
                         any(f"graph.{o} " in r.stdout for o in ("exp", "reduce_sum", "reduce_max")):
@@ -607,9 +626,9 @@ def main():
                 "1 matmul region" if regions == "matmul" else \
                 "1 graph.gelu in 1 matmul region (-O2 and -O3)" if regions == "gelu-matmul" else \
                 "1 graph.gelu (-O2 and -O3)" if regions == "gelu" else \
-                "convolutions as matmuls, one kept (-O3)" if regions == "conv-matmul" else \
-                "convolutions as matmuls (-O3)" if regions == "conv-matmul-all" else \
-                "convolutions kept (-O3)" if regions == "conv-matmul-none" else \
+                "convolutions as matmuls, one kept (-O2 and -O3)" if regions == "conv-matmul" else \
+                "convolutions as matmuls (-O2 and -O3)" if regions == "conv-matmul-all" else \
+                "convolutions kept (-O2 and -O3)" if regions == "conv-matmul-none" else \
                 "Gemm split into 1 matmul region" if regions == "gemm" else \
                 "layer_norm {rms}" if regions == "rms" else \
                 "layer_norm" if regions == "ln" else \

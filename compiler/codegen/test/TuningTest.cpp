@@ -273,3 +273,49 @@ TEST(Tuning, DeepTmaPipelinesDropTheStagedEpilogueRatherThanFail) {
   EXPECT_FALSE(applyTuningConfig(u, staged, sm90, error));
   EXPECT_NE(error.find("bytes of shared memory"), std::string::npos) << error;
 }
+
+// With no path set, a convolution takes the implicit GEMM where its default
+// tiles give a block per SM of an H200 (132) or more, else the direct
+// kernel; f32, groups and pre-sm_80 targets stay direct.
+TEST(Tuning, ConvDefaultPathFollowsTheBlockCount) {
+  auto conv = [](DType t, std::vector<int64_t> x, std::vector<int64_t> w,
+                 std::vector<int64_t> o, int64_t group = 1) {
+    LaunchSpec s;
+    s.name = "Conv_0";
+    s.kind = "conv";
+    s.inputs = {{t, x, 256}, {t, w, 256}};
+    s.outputs = {{t, o, 256}};
+    s.config.set("strides", ConfigValue::ofInts({1, 1}));
+    s.config.set("pads", ConfigValue::ofInts({1, 1, 1, 1}));
+    s.config.set("dilations", ConfigValue::ofInts({1, 1}));
+    s.config.set("group", ConfigValue::ofInt(group));
+    return s;
+  };
+  auto path = [](const LaunchSpec &s, const TargetOptions &target = {}) {
+    return configured(s, target).config.getString("path", "direct");
+  };
+  // ResNet50's 56x56 3x3 of 64 images: 49 x 1 x 64 blocks of 64 x 64.
+  EXPECT_EQ(path(conv(DType::F16, {64, 64, 56, 56}, {64, 64, 3, 3},
+                      {64, 64, 56, 56})),
+            "igemm");
+  // Its 7x7 3x3 of one image: 1 x 8 blocks, each a K of 4608.
+  EXPECT_EQ(path(conv(DType::F16, {1, 512, 7, 7}, {512, 512, 3, 3},
+                      {1, 512, 7, 7})),
+            "direct");
+  // One image's 56x56 3x3: 49 blocks.
+  EXPECT_EQ(path(conv(DType::BF16, {1, 64, 56, 56}, {64, 64, 3, 3},
+                      {1, 64, 56, 56})),
+            "direct");
+  EXPECT_EQ(path(conv(DType::F32, {64, 64, 56, 56}, {64, 64, 3, 3},
+                      {64, 64, 56, 56})),
+            "direct");
+  EXPECT_EQ(path(conv(DType::F16, {64, 64, 56, 56}, {64, 32, 3, 3},
+                      {64, 64, 56, 56}, 2)),
+            "direct");
+  TargetOptions turing;
+  turing.arch = "sm_75";
+  EXPECT_EQ(path(conv(DType::F16, {64, 64, 56, 56}, {64, 64, 3, 3},
+                      {64, 64, 56, 56}),
+                 turing),
+            "direct");
+}

@@ -423,3 +423,40 @@ func.func @causal_padding_bf16_lowest(%q: tensor<2x2x4x64xbf16>, %k: tensor<2x2x
   %o = graph.matmul %p, %v : tensor<2x2x4x4xbf16>, tensor<2x2x4x64xbf16> -> tensor<2x2x4x64xbf16>
   return %o : tensor<2x2x4x64xbf16>
 }
+
+// -----
+
+// nn.MultiheadAttention through torch.onnx dynamo (torchvision's ViT):
+// sequence-first [S, B, H*D] heads split as Reshape [S, B*H, D], Transpose,
+// Reshape [B, H, ...]; Q and K^T scaled by sqrt(scale) each. Each operand
+// becomes [S, B, H, D] read through (1, 2, 0, 3), the scalings move onto it,
+// and the output's transpose back to sequence-first folds into out_perm.
+// CHECK-LABEL: func.func @mha_seq_first
+//  CHECK-DAG:    %[[Q:.*]] = graph.reshape %arg0 : tensor<8x2x128xf16> -> tensor<8x2x2x64xf16>
+//  CHECK-DAG:    %[[K:.*]] = graph.reshape %arg1 : tensor<8x2x128xf16> -> tensor<8x2x2x64xf16>
+//  CHECK-DAG:    %[[V:.*]] = graph.reshape %arg2 : tensor<8x2x128xf16> -> tensor<8x2x2x64xf16>
+//  CHECK-DAG:    %[[QS:.*]] = graph.mul %[[Q]], %{{.*}} : tensor<8x2x2x64xf16>, tensor<f16> -> tensor<8x2x2x64xf16>
+//  CHECK-DAG:    %[[KS:.*]] = graph.mul %[[K]], %{{.*}} : tensor<8x2x2x64xf16>, tensor<f16> -> tensor<8x2x2x64xf16>
+//  CHECK:        graph.attention %[[QS]], %[[KS]], %[[V]] {k_perm = array<i64: 1, 2, 0, 3>, out_perm = array<i64: 2, 0, 1, 3>, q_perm = array<i64: 1, 2, 0, 3>, v_perm = array<i64: 1, 2, 0, 3>} : tensor<8x2x2x64xf16>, tensor<8x2x2x64xf16>, tensor<8x2x2x64xf16> -> tensor<8x2x2x64xf16>
+//  CHECK-NOT:    graph.transpose
+//  CHECK-NOT:    graph.softmax
+func.func @mha_seq_first(%q: tensor<8x2x128xf16>, %k: tensor<8x2x128xf16>, %v: tensor<8x2x128xf16>) -> tensor<16x128xf16> {
+  %c = graph.constant dense<0.3535> : tensor<f16>
+  %q1 = graph.reshape %q : tensor<8x2x128xf16> -> tensor<8x4x64xf16>
+  %q2 = graph.transpose %q1 {perm = array<i64: 1, 0, 2>} : tensor<8x4x64xf16> -> tensor<4x8x64xf16>
+  %q3 = graph.reshape %q2 : tensor<4x8x64xf16> -> tensor<2x2x8x64xf16>
+  %qs = graph.mul %q3, %c : tensor<2x2x8x64xf16>, tensor<f16> -> tensor<2x2x8x64xf16>
+  %k1 = graph.reshape %k : tensor<8x2x128xf16> -> tensor<8x4x64xf16>
+  %k2 = graph.transpose %k1 {perm = array<i64: 1, 2, 0>} : tensor<8x4x64xf16> -> tensor<4x64x8xf16>
+  %k3 = graph.reshape %k2 : tensor<4x64x8xf16> -> tensor<2x2x64x8xf16>
+  %ks = graph.mul %k3, %c : tensor<2x2x64x8xf16>, tensor<f16> -> tensor<2x2x64x8xf16>
+  %v1 = graph.reshape %v : tensor<8x2x128xf16> -> tensor<8x4x64xf16>
+  %v2 = graph.transpose %v1 {perm = array<i64: 1, 0, 2>} : tensor<8x4x64xf16> -> tensor<4x8x64xf16>
+  %v3 = graph.reshape %v2 : tensor<4x8x64xf16> -> tensor<2x2x8x64xf16>
+  %s = graph.matmul %qs, %ks : tensor<2x2x8x64xf16>, tensor<2x2x64x8xf16> -> tensor<2x2x8x8xf16>
+  %p = graph.softmax %s {axis = 3 : i64} : tensor<2x2x8x8xf16>
+  %o = graph.matmul %p, %v3 : tensor<2x2x8x8xf16>, tensor<2x2x8x64xf16> -> tensor<2x2x8x64xf16>
+  %ot = graph.transpose %o {perm = array<i64: 2, 0, 1, 3>} : tensor<2x2x8x64xf16> -> tensor<8x2x2x64xf16>
+  %out = graph.reshape %ot : tensor<8x2x2x64xf16> -> tensor<16x128xf16>
+  return %out : tensor<16x128xf16>
+}
