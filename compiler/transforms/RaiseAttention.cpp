@@ -196,18 +196,25 @@ std::optional<Viewed> repeatKV(const Viewed &v, int64_t &group,
 /// contiguous chunk of x's last axis (a fused Q/K/V projection: x [..., F],
 /// the slice [..., a:a+H*D], the reshape [..., H, D]), read through `perm`
 /// with the heads axis canonical axis 1: `x` viewed as [..., F/D, D] with
-/// heads a/D..a/D+H. Returns the [offset, count] and the view (built by the
-/// caller) through `source` and `viewType`.
+/// heads a/D..a/D+H. The reshape may be a pending view of the slice (`v`
+/// viewed). Returns the [offset, count] and the view (built by the caller)
+/// through `source` and `viewType`.
 std::optional<std::array<int64_t, 2>>
-headSlice(Value v, ArrayRef<int64_t> perm, Value &source,
+headSlice(const Viewed &v, ArrayRef<int64_t> perm, Value &source,
           RankedTensorType &viewType) {
-  auto r = v.getDefiningOp<g::ReshapeOp>();
-  if (!r || perm.size() != 4 || perm[1] != 2)
+  if (perm.size() != 4 || perm[1] != 2)
     return std::nullopt;
-  auto sl = r.getInput().getDefiningOp<g::SliceOp>();
+  Value sliced = v.value;
+  if (!v.view) {
+    auto r = v.value.getDefiningOp<g::ReshapeOp>();
+    if (!r)
+      return std::nullopt;
+    sliced = r.getInput();
+  }
+  auto sl = sliced.getDefiningOp<g::SliceOp>();
   if (!sl)
     return std::nullopt;
-  ArrayRef<int64_t> out = r.getType().getShape(); // [b, s, H, D]
+  ArrayRef<int64_t> out = v.shape(); // [b, s, H, D]
   auto slType = cast<RankedTensorType>(sl.getType());
   auto xType = cast<RankedTensorType>(sl.getInput().getType());
   ArrayRef<int64_t> in = slType.getShape(), xs = xType.getShape();
@@ -480,12 +487,31 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
     RankedTensorType views[3];
     std::optional<std::array<int64_t, 2>> heads[3];
     if (foldHeadSlices) {
-      if (!qScale.mul && !qv.view)
-        heads[0] = headSlice(qv.value, qPerm, sources[0], views[0]);
-      if (!kScale.mul && !kv.view)
-        heads[1] = headSlice(kv.value, kPerm, sources[1], views[1]);
-      if (!vv.view)
-        heads[2] = headSlice(vv.value, vPerm, sources[2], views[2]);
+      // Q and K both scaled by scalars (torchlib's sqrt(scale) each) whose
+      // heads come straight out of a projection: the scalings fold into
+      // the attention's scale (computed in f32 on the scores rather than
+      // rounded into Q and K), so the heads are read in place.
+      if (qScale.mul && kScale.mul) {
+        Value src[2];
+        RankedTensorType vt[2];
+        auto qh = headSlice(qv, qPerm, src[0], vt[0]);
+        auto kh = headSlice(kv, kPerm, src[1], vt[1]);
+        std::optional<double> cq = kiln::match::splatValue(qScale.scalar),
+                              ck = kiln::match::splatValue(kScale.scalar);
+        if (qh && kh && cq && ck && *cq * *ck != 0.0 &&
+            std::isfinite(*cq * *ck)) {
+          const double both = *cq * *ck;
+          scale = !scale ? both : divides ? *scale / both : *scale * both;
+          locs.append({qScale.mul.getLoc(), kScale.mul.getLoc()});
+          qScale = {};
+          kScale = {};
+        }
+      }
+      if (!qScale.mul)
+        heads[0] = headSlice(qv, qPerm, sources[0], views[0]);
+      if (!kScale.mul)
+        heads[1] = headSlice(kv, kPerm, sources[1], views[1]);
+      heads[2] = headSlice(vv, vPerm, sources[2], views[2]);
     }
     // A constant causal mask becomes `causal`, which skips the masked key
     // blocks instead of reading the mask.
@@ -590,10 +616,132 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
   }
 };
 
+/// The constant scalar index of a gather, if it has one (a rank-0 or
+/// one-element integer constant; negative counts from the end of `size`).
+std::optional<int64_t> constantIndex(g::GatherOp op) {
+  auto c = op.getIndices().getDefiningOp<g::ConstantOp>();
+  auto type = tensorOf(op.getIndices());
+  if (!c || type.getRank() != 0)
+    return std::nullopt;
+  auto dense = dyn_cast<DenseIntElementsAttr>(c.getValue());
+  if (!dense || dense.getNumElements() != 1)
+    return std::nullopt;
+  int64_t i = (*dense.value_begin<APInt>()).getSExtValue();
+  const int64_t size = tensorOf(op.getData()).getShape()[op.getAxis()];
+  if (i < 0)
+    i += size;
+  if (i < 0 || i >= size)
+    return std::nullopt;
+  return i;
+}
+
+/// nn.MultiheadAttention's packed projection, as torch.onnx writes it:
+/// [S, B, 3E] unflattened to [1, S, B, 3, E], transposed to [3, S, B, 1, E],
+/// reshaped to [3, S, B, E], and Q, K and V gathered at 0, 1 and 2. The
+/// gathers move towards the projection (through the transpose onto its
+/// axis, through the reshapes while an axis stays whole) until one picks a
+/// contiguous chunk of an axis the reshape split, where it becomes a slice
+/// of the projection: Reshape(Slice(x)), which the attention reads in place
+/// (headSlice). Each step is exact for any gather of a constant scalar
+/// index.
+struct GatherThroughView : OpRewritePattern<g::GatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(g::GatherOp op,
+                                PatternRewriter &rewriter) const override {
+    // Every user of the data a gather of a constant index (the stacked Q, K
+    // and V): once each has moved, the view ops are dead.
+    std::optional<int64_t> index = constantIndex(op);
+    if (!index || !llvm::all_of(op.getData().getUsers(), [](Operation *u) {
+          auto user = dyn_cast<g::GatherOp>(u);
+          return user && constantIndex(user);
+        }))
+      return failure();
+    const int64_t a = op.getAxis();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type et = resultType.getElementType();
+    // gather(transpose(x, p), i, a) = transpose(gather(x, i, p[a]), p')
+    // with p' = p without a, renumbered past p[a].
+    if (auto t = op.getData().getDefiningOp<g::TransposeOp>()) {
+      ArrayRef<int64_t> p = t.getPerm();
+      SmallVector<int64_t> inner(tensorOf(t.getInput()).getShape());
+      inner.erase(inner.begin() + p[a]);
+      SmallVector<int64_t> perm;
+      for (int64_t j = 0; j < (int64_t)p.size(); ++j)
+        if (j != a)
+          perm.push_back(p[j] > p[a] ? p[j] - 1 : p[j]);
+      Value gathered = g::GatherOp::create(
+          rewriter, op.getLoc(), RankedTensorType::get(inner, et),
+          t.getInput(), op.getIndices(), rewriter.getI64IntegerAttr(p[a]));
+      rewriter.replaceOpWithNewOp<g::TransposeOp>(op, resultType, gathered,
+                                                  perm);
+      return success();
+    }
+    auto r = op.getData().getDefiningOp<g::ReshapeOp>();
+    if (!r)
+      return failure();
+    ArrayRef<int64_t> out = tensorOf(r).getShape(),
+                      in = tensorOf(r.getInput()).getShape();
+    auto prod = [](ArrayRef<int64_t> v) {
+      int64_t n = 1;
+      for (int64_t d : v)
+        n *= d;
+      return n;
+    };
+    // The input axis b whose elements before it number as many as those
+    // before a: a is b itself (same size) or b's leading part (b splits
+    // into a and the axes after it).
+    const int64_t before = prod(out.take_front(a));
+    int64_t b = 0;
+    while (b < (int64_t)in.size() && prod(in.take_front(b)) < before)
+      ++b;
+    if (b == (int64_t)in.size() || prod(in.take_front(b)) != before)
+      return failure();
+    if (in[b] == out[a]) {
+      // The axis stays whole: gather the input, then reshape.
+      SmallVector<int64_t> inner(in);
+      inner.erase(inner.begin() + b);
+      Value gathered = g::GatherOp::create(
+          rewriter, op.getLoc(), RankedTensorType::get(inner, et),
+          r.getInput(), op.getIndices(), rewriter.getI64IntegerAttr(b));
+      rewriter.replaceOpWithNewOp<g::ReshapeOp>(op, resultType, gathered);
+      return success();
+    }
+    // b splits into a and the axes after it that make up the rest of b:
+    // index i picks the contiguous chunk [i * chunk, (i + 1) * chunk).
+    if (in[b] % out[a] != 0)
+      return failure();
+    const int64_t chunk = in[b] / out[a];
+    int64_t covered = 1, k = a + 1;
+    while (k < (int64_t)out.size() && covered < chunk)
+      covered *= out[k++];
+    if (covered != chunk)
+      return failure();
+    SmallVector<int64_t> sliced(in), starts(in.size(), 0),
+        steps(in.size(), 1);
+    sliced[b] = chunk;
+    starts[b] = *index * chunk;
+    auto sl = g::SliceOp::create(rewriter, op.getLoc(),
+                                 RankedTensorType::get(sliced, et),
+                                 r.getInput(), starts, steps);
+    rewriter.replaceOpWithNewOp<g::ReshapeOp>(op, resultType, sl);
+    return success();
+  }
+};
+
 struct RaiseAttentionPass
     : kiln::impl::RaiseAttentionPassBase<RaiseAttentionPass> {
   using RaiseAttentionPassBase::RaiseAttentionPassBase;
   void runOnOperation() override {
+    // First the stacked projections' gathers into slices (so the raising
+    // sees Reshape(Slice) heads), then the raising.
+    if (foldHeadSlices) {
+      RewritePatternSet views(&getContext());
+      views.add<GatherThroughView>(&getContext());
+      g::ReshapeOp::getCanonicalizationPatterns(views, &getContext());
+      g::TransposeOp::getCanonicalizationPatterns(views, &getContext());
+      if (failed(applyPatternsGreedily(getOperation(), std::move(views))))
+        return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
     patterns.add<RaiseAttention>(&getContext(), foldHeadSlices, causal);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -55,7 +55,9 @@ def patterns():
     "gqa-attention" for that with K and V read unrepeated (q_per_kv, no
     Expand left), "causal-attention" for one whose constant causal mask
     became `causal` at -O2 and -O3 (no bias left),
-    "causal-gqa-attention" for both, "causal-padding-attention" for a mask
+    "causal-gqa-attention" for both, "packed-attention" for one reading Q, K and V
+    in place out of a packed projection (gathers as slices, the Q and K
+    scalings folded into the scale; within 2e-3), "causal-padding-attention" for a mask
     `where(causal AND padding, 0, fill)` split into `causal` and the padding
     bias at -O2 and -O3, "gelu" / "gelu-matmul" for a written-out
     GELU raised to one graph.gelu at -O2 and -O3 (alone / in one
@@ -276,6 +278,35 @@ def patterns():
          const("bhsd", np.array([2, 2, 24, 64], np.int64)),
          const("bhds", np.array([2, 2, 64, 24], np.int64)),
          const("flat", np.array([48, 128], np.int64))]), "attention"
+    # The same with nn.MultiheadAttention's packed in-projection, as torch.onnx
+    # writes it: [S, B, 3E] -> Reshape [1, S, B, 3, E] -> Transpose (3, 1, 2,
+    # 0, 4) -> Reshape [3, S, B, E] -> Gather 0, 1, 2. The gathers become
+    # slices of the projection that the attention reads in place (q_heads),
+    # and the two sqrt(scale) multiplies fold into its scale (in f32 on the
+    # scores: within 2e-3 of -O1, which rounds Q and K after scaling).
+    wpk = const("wpk", (wr.standard_normal((128, 384)) * 0.1).astype(np.float16))
+    bpk = const("bpk", (wr.standard_normal(384) * 0.1).astype(np.float16))
+    yield "attention_mha_packed_f16", model(
+        [N("MatMul", ["x", "wpk"], ["pm"]), N("Add", ["pm", "bpk"], ["p"]),
+         N("Reshape", ["p", "unflat"], ["pu"]), N("Transpose", ["pu"], ["pt"], perm=[3, 1, 2, 0, 4]),
+         N("Reshape", ["pt", "stack"], ["ps"])] +
+        [N("Gather", ["ps", "i" + n], [n], axis=0) for n in "qkv"] +
+        heads("q", [1, 0, 2], "bhsd", "qh") + heads("k", [1, 2, 0], "bhds", "kh") +
+        heads("v", [1, 0, 2], "bhsd", "vh") +
+        [N("Mul", ["qh", "c"], ["qs"]), N("Mul", ["kh", "c"], ["ks"]),
+         N("MatMul", ["qs", "ks"], ["s"]), N("Softmax", ["s"], ["pr"], axis=-1),
+         N("MatMul", ["pr", "vh"], ["o"]), N("Transpose", ["o"], ["ot"], perm=[2, 0, 1, 3]),
+         N("Reshape", ["ot", "flat"], ["out"])],
+        [vi("x", F16, [24, 2, 128])], [vi("out", F16, [48, 128])],
+        [wpk, bpk, const("c", np.float16(0.3535)),
+         const("unflat", np.array([1, 24, 2, 3, 128], np.int64)),
+         const("stack", np.array([3, 24, 2, 128], np.int64)),
+         const("iq", np.array(0, np.int64)), const("ik", np.array(1, np.int64)),
+         const("iv", np.array(-1, np.int64)),
+         const("sbh", np.array([24, 4, 64], np.int64)),
+         const("bhsd", np.array([2, 2, 24, 64], np.int64)),
+         const("bhds", np.array([2, 2, 64, 24], np.int64)),
+         const("flat", np.array([48, 128], np.int64))]), "packed-attention"
     # Grouped-query attention (Llama: 4 query heads, 2 KV heads), repeat_kv
     # as Unsqueeze -> Expand [1, 2, 2, S, D] -> Reshape [1, 4, S, D] on K and
     # V: HF's eager form (K^T a transpose, division by sqrt(d), causal mask).
@@ -526,11 +557,12 @@ def main():
                         why = f"output {k} missing or of another dtype/shape at {level}"
                     elif regions in ("rms", "ln", "gemm", "softmax", "log_softmax", "gelu",
                                      "gelu-matmul", "conv-matmul", "conv-matmul-all",
-                                     "conv-matmul-none"):
+                                     "conv-matmul-none", "packed-attention"):
                         # conv-matmul: the product and bias are rounded
                         # apart in each of its chained convolutions.
                         tol = 1e-6 if ref.dtype == np.float32 else \
-                            2e-3 if str(regions).startswith("conv-matmul") else 1e-3
+                            2e-3 if str(regions).startswith("conv-matmul") or \
+                            regions == "packed-attention" else 1e-3
                         rel = float(np.max(np.abs(got.astype(np.float64) - ref))) / \
                             float(np.max(np.abs(ref)))
                         if rel > tol:
@@ -547,11 +579,14 @@ def main():
             na = r.stdout.count("graph.attention")
             if regions in ("attention", "gqa-attention", "causal-attention",
                            "causal-gqa-attention", "causal-padding-attention",
-                           "no-attention"):
+                           "no-attention", "packed-attention"):
                 folded = not any(f"graph.{o} " in r.stdout
                                  for o in ("transpose", "softmax", "slice", "expand"))
                 if regions.endswith("gqa-attention"):
                     folded = folded and "q_per_kv" in r.stdout
+                if regions == "packed-attention":
+                    folded = folded and "q_heads" in r.stdout and \
+                        not any(f"graph.{o} " in r.stdout for o in ("gather", "mul"))
                 # `causal` (sorted first among the attributes) right after
                 # the three operands q, k, v: the mask operand is gone.
                 # causal-padding-attention: a fourth operand, the padding
@@ -622,6 +657,8 @@ def main():
                 if regions == "causal-padding-attention" else \
                 "1 causal graph.attention with q_per_kv (-O2 and -O3)" \
                 if regions == "causal-gqa-attention" else \
+                "1 graph.attention reading the packed projection in place" \
+                if regions == "packed-attention" else \
                 "no graph.attention" if regions == "no-attention" else \
                 "1 matmul region" if regions == "matmul" else \
                 "1 graph.gelu in 1 matmul region (-O2 and -O3)" if regions == "gelu-matmul" else \
@@ -634,7 +671,8 @@ def main():
                 "layer_norm" if regions == "ln" else \
                 f"graph.{regions}" if regions in ("softmax", "log_softmax") else \
                 f"{regions} region{'s' if regions > 1 else ''}"
-            how = "-O2 and -O3 within 2e-3" if str(regions).startswith("conv-matmul") else \
+            how = "-O2 and -O3 within 2e-3" if str(regions).startswith("conv-matmul") or \
+                regions == "packed-attention" else \
                 "-O2 and -O3 within 1e-6 (f16: 1e-3)" \
                 if regions in ("rms", "ln", "gemm", "softmax", "log_softmax", "gelu",
                                "gelu-matmul") else "-O2 and -O3 bitwise"

@@ -934,7 +934,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       return fail("expects an input and output of one rank >= 3");
     // With no path given, the implicit GEMM where its default tiles make a
     // block for every SM of an H100/H200-class part, else the direct kernel.
-    // H200, 2026-12-03 (session-203800, ResNet50 fp16 profiles): igemm was
+    // H200, 2026-12-03 (session-211200, ResNet50 fp16 profiles): igemm was
     // 5-10x faster on every 3x3 and stem convolution of 64 images (e.g.
     // 56x56x64 3x3: 0.373 vs 2.652 ms) and on the stem of one (0.030 vs
     // 0.054 ms; 196 blocks), and 1.4-2.5x slower on the other 3x3

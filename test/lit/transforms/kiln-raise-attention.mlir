@@ -460,3 +460,49 @@ func.func @mha_seq_first(%q: tensor<8x2x128xf16>, %k: tensor<8x2x128xf16>, %v: t
   %out = graph.reshape %ot : tensor<8x2x2x64xf16> -> tensor<16x128xf16>
   return %out : tensor<16x128xf16>
 }
+
+// -----
+
+// The same out of nn.MultiheadAttention's packed projection: the gathers of
+// the stacked Q, K and V move through the transpose and reshapes and become
+// slices of the projection, which the attention reads in place (heads 0-1,
+// 2-3, 4-5 of [8, 2, 6, 64]); the two sqrt(scale) multiplies fold into its
+// scale (0.3535 in f16, squared).
+// CHECK-LABEL: func.func @mha_packed
+//  CHECK-COUNT-3: graph.reshape %arg0 : tensor<8x2x384xf16> -> tensor<8x2x6x64xf16>
+//  CHECK:        graph.attention %{{.*}}, %{{.*}}, %{{.*}} {k_heads = array<i64: 2, 2>, k_perm = array<i64: 1, 2, 0, 3>, out_perm = array<i64: 2, 0, 1, 3>, q_heads = array<i64: 0, 2>, q_perm = array<i64: 1, 2, 0, 3>, scale = 0.12497{{[0-9]+}} : f64, v_heads = array<i64: 4, 2>, v_perm = array<i64: 1, 2, 0, 3>}
+//  CHECK-NOT:    graph.gather
+//  CHECK-NOT:    graph.mul
+//  CHECK-NOT:    graph.slice
+// O2-LABEL: func.func @mha_packed
+//  O2:           graph.attention
+//  O2-NOT:       graph.gather
+func.func @mha_packed(%p: tensor<8x2x384xf16>) -> tensor<16x128xf16> {
+  %c = graph.constant dense<0.3535> : tensor<f16>
+  %i0 = graph.constant dense<0> : tensor<i64>
+  %i1 = graph.constant dense<1> : tensor<i64>
+  %i2 = graph.constant dense<-1> : tensor<i64>
+  %u = graph.reshape %p : tensor<8x2x384xf16> -> tensor<1x8x2x3x128xf16>
+  %t = graph.transpose %u {perm = array<i64: 3, 1, 2, 0, 4>} : tensor<1x8x2x3x128xf16> -> tensor<3x8x2x1x128xf16>
+  %st = graph.reshape %t : tensor<3x8x2x1x128xf16> -> tensor<3x8x2x128xf16>
+  %q = graph.gather %st, %i0 {axis = 0 : i64} : tensor<3x8x2x128xf16>, tensor<i64> -> tensor<8x2x128xf16>
+  %k = graph.gather %st, %i1 {axis = 0 : i64} : tensor<3x8x2x128xf16>, tensor<i64> -> tensor<8x2x128xf16>
+  %v = graph.gather %st, %i2 {axis = 0 : i64} : tensor<3x8x2x128xf16>, tensor<i64> -> tensor<8x2x128xf16>
+  %q1 = graph.reshape %q : tensor<8x2x128xf16> -> tensor<8x4x64xf16>
+  %q2 = graph.transpose %q1 {perm = array<i64: 1, 0, 2>} : tensor<8x4x64xf16> -> tensor<4x8x64xf16>
+  %q3 = graph.reshape %q2 : tensor<4x8x64xf16> -> tensor<2x2x8x64xf16>
+  %qs = graph.mul %q3, %c : tensor<2x2x8x64xf16>, tensor<f16> -> tensor<2x2x8x64xf16>
+  %k1 = graph.reshape %k : tensor<8x2x128xf16> -> tensor<8x4x64xf16>
+  %k2 = graph.transpose %k1 {perm = array<i64: 1, 2, 0>} : tensor<8x4x64xf16> -> tensor<4x64x8xf16>
+  %k3 = graph.reshape %k2 : tensor<4x64x8xf16> -> tensor<2x2x64x8xf16>
+  %ks = graph.mul %k3, %c : tensor<2x2x64x8xf16>, tensor<f16> -> tensor<2x2x64x8xf16>
+  %v1 = graph.reshape %v : tensor<8x2x128xf16> -> tensor<8x4x64xf16>
+  %v2 = graph.transpose %v1 {perm = array<i64: 1, 0, 2>} : tensor<8x4x64xf16> -> tensor<4x8x64xf16>
+  %v3 = graph.reshape %v2 : tensor<4x8x64xf16> -> tensor<2x2x8x64xf16>
+  %s = graph.matmul %qs, %ks : tensor<2x2x8x64xf16>, tensor<2x2x64x8xf16> -> tensor<2x2x8x8xf16>
+  %pr = graph.softmax %s {axis = 3 : i64} : tensor<2x2x8x8xf16>
+  %o = graph.matmul %pr, %v3 : tensor<2x2x8x8xf16>, tensor<2x2x8x64xf16> -> tensor<2x2x8x64xf16>
+  %ot = graph.transpose %o {perm = array<i64: 2, 0, 1, 3>} : tensor<2x2x8x64xf16> -> tensor<8x2x2x64xf16>
+  %out = graph.reshape %ot : tensor<8x2x2x64xf16> -> tensor<16x128xf16>
+  return %out : tensor<16x128xf16>
+}
