@@ -146,7 +146,9 @@ const std::set<std::string> &tuningKeys(const std::string &kind) {
         "stage_out", "stages", "split_k", "warpgroups", "tma", "group_m",
         "pingpong", "cluster"}},
       {"attention", {"variant", "block_m", "block_n"}},
-      {"conv", {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n"}},
+      {"conv",
+       {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n", "stage_out",
+        "stages"}},
       {"softmax", {"variant", "block_size"}},
       {"reduce", {"variant", "block_size"}},
       {"layer_norm", {"block_size"}},
@@ -201,12 +203,18 @@ std::vector<TuningConfig> searchSpace(const std::string &kind,
     for (const Tile &t : tiles)
       for (int64_t bk : max ? std::vector<int64_t>{32, 64}
                             : std::vector<int64_t>{32})
-        out.push_back({{"path", "igemm"},
-                       {"tile_m", str(t.m)},
-                       {"tile_n", str(t.n)},
-                       {"tile_k", str(bk)},
-                       {"warps_m", str(t.wm)},
-                       {"warps_n", str(t.wn)}});
+        for (bool stageOut : max ? std::vector<bool>{false, true}
+                                 : std::vector<bool>{false})
+          for (int64_t stages : max ? std::vector<int64_t>{1, 2}
+                                    : std::vector<int64_t>{1})
+            out.push_back({{"path", "igemm"},
+                           {"tile_m", str(t.m)},
+                           {"tile_n", str(t.n)},
+                           {"tile_k", str(bk)},
+                           {"warps_m", str(t.wm)},
+                           {"warps_n", str(t.wn)},
+                           {"stage_out", stageOut ? "true" : "false"},
+                           {"stages", str(stages)}});
   } else if (kind == "softmax") {
     for (int64_t t : rowTeams(level))
       out.push_back({{"variant", "row"}, {"block_size", str(t)}});

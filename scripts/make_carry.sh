@@ -87,7 +87,8 @@ rm -rf "$BT"
 # tolerance; attention patterns also with the wgmma kernel where their head
 # dimensions allow it. The conv_* patterns (1x1 and patch convolutions as
 # matmuls at -O2) also with the implicit-GEMM convolution
-# (--set=conv.path=igemm) for the convolutions they keep.
+# (--set=conv.path=igemm, and igemm-deep below) for the convolutions they
+# keep.
 FC=$(mktemp -d)
 python3 "$ROOT/test/transforms/fusion_check.py" --kilnc "$BUILD/bin/kilnc" --work "$FC" > "$FC/log" 2>&1 ||
   { cat "$FC/log"; exit 1; }
@@ -114,7 +115,13 @@ for m in "$FC"/*.onnx; do
   cp "$FC/$n.O1.npz" "$e.ort.npz"
   case $n in
     # The convolutions kept also as implicit GEMMs (conv.path=igemm).
-    conv_*) variant "$m" "$n" igemm "$suffix" -O2 --set=conv.path=igemm ;;
+    # igemm-deep: 128x128x64 tiles in two stages (the image's next tile
+    # gathered ahead; dynamic shared memory), the output staged through
+    # shared memory where rows allow.
+    conv_*) variant "$m" "$n" igemm "$suffix" -O2 --set=conv.path=igemm
+            variant "$m" "$n" igemm-deep "$suffix" -O2 --set=conv.path=igemm \
+              --set=conv.tile_m=128 --set=conv.tile_n=128 --set=conv.tile_k=64 \
+              --set=conv.warps_n=4 --set=conv.stage_out=true --set=conv.stages=2 ;;
     attention_*) variant "$m" "$n" wgmma "$suffix" -O2 --set=attention.variant=wgmma ;;
   esac
 done

@@ -209,10 +209,13 @@ TEST(SearchSpace, SizesAndOrder) {
   EXPECT_EQ(printConfig(att.back()), "block_m=64 block_n=64 variant=wgmma");
   EXPECT_EQ(searchSpace("attention", SearchLevel::Default, "sm_90").size(), 5u);
   // Convolutions: the direct kernel, then implicit-GEMM tiles (2 by
-  // default; 4 x 2 tile_k at max).
+  // default; 4 x 2 tile_k x staged output or not x 1 or 2 stages at max).
   const auto conv = searchSpace("conv", SearchLevel::Max, "sm_90");
-  ASSERT_EQ(conv.size(), 9u);
+  ASSERT_EQ(conv.size(), 33u);
   EXPECT_EQ(printConfig(conv.front()), "path=direct");
+  EXPECT_EQ(printConfig(conv.back()),
+            "path=igemm stage_out=true stages=2 tile_k=64 tile_m=128 "
+            "tile_n=128 warps_m=2 warps_n=4");
   EXPECT_EQ(searchSpace("conv", SearchLevel::Default, "sm_80").size(), 3u);
   EXPECT_EQ(searchSpace("attention", SearchLevel::Max, "sm_80").size(), 6u);
   EXPECT_FALSE(searchSpace("layer_norm", SearchLevel::Default, "sm_90").empty());

@@ -100,9 +100,15 @@ bool emitConvIgemm(const LaunchSpec &s, const Window &w, KernelSource &out,
      << ", BK = " << s.config.getInt("tile_k") << ";\n";
   os << "  static constexpr int WARPS_M = " << s.config.getInt("warps_m")
      << ", WARPS_N = " << s.config.getInt("warps_n") << ";\n";
+  // stage_out: 16-byte output rows through shared memory (a tuning choice,
+  // as for matmuls), where the rows are whole vectors and aligned.
+  const bool stageOut = s.config.getBool("stage_out") && pixels % 8 == 0 &&
+                        o.alignment % 16 == 0;
   os << "  static constexpr bool A_VEC = " << (aVec ? "true" : "false")
-     << ", B_VEC = false, OUT_VEC = false;\n";
-  os << "  static constexpr int SPLIT = 1, STAGES = 2, SMEM_BYTES = " << s.smem
+     << ", B_VEC = false, OUT_VEC = " << (stageOut ? "true" : "false")
+     << ";\n";
+  os << "  static constexpr int SPLIT = 1, STAGES = "
+     << s.config.getInt("stages", 1) << ", SMEM_BYTES = " << s.smem
      << ";\n";
   os << "  static constexpr bool PAIR_STORE = " << (pairStore ? "true" : "false")
      << ", IM2COL = true;\n";

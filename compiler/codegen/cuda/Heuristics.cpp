@@ -489,13 +489,29 @@ bool configureConvIgemm(LaunchSpec &s, std::string &why) {
                 wn = c.getInt("warps_n");
   if (!validMmaTiles(bm, bn, bk, wm, wn))
     return no("igemm " + std::string(kMmaTileRule));
-  // matmul.cuh's one synchronous stage: A [tile_m][tile_k + 8] and B
-  // [tile_k][tile_n + 8] of 2-byte elements, static up to 48 KiB.
-  const int64_t bytes = (bm * (bk + 8) + bk * (bn + 8)) * 2;
-  if (bytes > 48 * 1024)
+  c.setDefault("stage_out", ConfigValue::ofBool(false));
+  // stages: 1 (synchronous loads) or 2 (the image's next k tile gathered
+  // into registers during the products). On the H200, ResNet50 64x224 fp16
+  // (2026-12-04): two stages (profiles-132700) made the 56x56 3x3
+  // convolutions 14% faster but cost registers (168 at 64x64 tiles, 244 at
+  // 128x128), and the 7x7 ones with 512 blocks took a second wave and ran
+  // 15-25% slower; one stage with the same per-column gather (75 and 127
+  // registers) made every convolution 17-30% faster than the old loads
+  // (profiles-133500; the model 12.10 -> 10.33 ms). One by default; the
+  // autotuner's max space tries both.
+  c.setDefault("stages", ConfigValue::ofInt(1));
+  const int64_t stages = c.getInt("stages");
+  if (stages != 1 && stages != 2)
+    return no("igemm stages must be 1 or 2");
+  // matmul.cuh's stages: each A [tile_m][tile_k + 8] and B
+  // [tile_k][tile_n + 8] of 2-byte elements; static up to 48 KiB, else
+  // dynamic.
+  const int64_t bytes = stages * (bm * (bk + 8) + bk * (bn + 8)) * 2;
+  if (bytes > kMaxDynamicSmem)
     return no("igemm tiles need " + std::to_string(bytes) +
-              " bytes of shared memory; at most 49152");
-  s.smem = 0;
+              " bytes of shared memory; a block has at most " +
+              std::to_string(kMaxDynamicSmem));
+  s.smem = bytes <= 48 * 1024 ? 0 : bytes;
   s.block = {32 * wm * wn, 1, 1};
   s.grid = {std::clamp<int64_t>(ceilDiv(pixels, bn), 1, kMaxGridX),
             std::clamp<int64_t>(ceilDiv(cout, bm), 1, 65535),

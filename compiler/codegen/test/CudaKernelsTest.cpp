@@ -959,6 +959,23 @@ void buildCases() {
           {256, 128, 3, 3}, {2, 256, 28, 28}, false, {1, 1}, {2, 2, 2, 2},
           {2, 2});
     expect({"BM = 128, BN = 128", "DH = 2"}, 256);
+    // Output rows staged through shared memory (28 x 28 pixels: whole
+    // 16-byte rows), one stage; and 64-deep k tiles in two stages (the
+    // image's next tile gathered ahead), which need dynamic shared memory
+    // (71680 bytes).
+    igemm("conv_igemm_stage_out", DType::F16, {3, 64, 28, 28}, {128, 64, 3, 3},
+          {3, 128, 28, 28}, true, {1, 1}, {1, 1, 1, 1}, {1, 1})
+        ->config.set("stage_out", ConfigValue::ofBool(true));
+    expect({"OUT_VEC = true", "STAGES = 1"});
+    LaunchSpec *deep = igemm("conv_igemm_deep_k", DType::BF16, {2, 96, 20, 20},
+                             {128, 96, 3, 3}, {2, 128, 18, 18}, false, {1, 1},
+                             {0, 0, 0, 0}, {1, 1});
+    deep->config.set("tile_m", ConfigValue::ofInt(128));
+    deep->config.set("tile_n", ConfigValue::ofInt(128));
+    deep->config.set("tile_k", ConfigValue::ofInt(64));
+    deep->config.set("warps_n", ConfigValue::ofInt(4));
+    deep->config.set("stages", ConfigValue::ofInt(2));
+    expect({"BK = 64", "STAGES = 2", "SMEM_BYTES = 71680", "OUT_VEC = false"});
     // Refused: f32 (no tensor cores without tf32), groups.
     LaunchSpec f;
     f.name = "conv_igemm_f32";

@@ -32,7 +32,8 @@
 //   C * KH * KW, column p = (oh, ow) of OH * OW, read from the image at
 //   (c, oh * SH - PH + kh * DH, ow * SW - PW + kw * DW), zero outside it; P
 //   then also gives H, W (the image), KH, KW, SH, SW, PH, PW, DH, DW and OW,
-//   and B_VEC is false (the gathered loads are synchronous).
+//   B_VEC is false and STAGES is 1 (synchronous loads) or 2 (B gathered
+//   into registers a k tile ahead, A by cp.async where A_VEC).
 // Out-of-range rows, columns and k are zero-filled on load and never stored,
 // so any M, N, K work.
 #pragma once
@@ -266,28 +267,71 @@ template <class P> struct im2col_of<P, decltype(void(P::IM2COL))> {
   static constexpr bool value = P::IM2COL;
 };
 
-/// The BK x BN tile at (k0, p0) of the implicit im2col matrix of image `x`
-/// (P::IM2COL; see the file comment) into shared memory (row pitch PITCH),
-/// zero outside the image and outside [K) x [N). Neighbouring threads take
-/// neighbouring output pixels, so reads of one input row coalesce.
-template <class P, int PITCH, int THREADS, class I, class E>
-__device__ __forceinline__ void load_im2col(E *s, const E *__restrict__ x,
-                                            I k0, I p0) {
-  constexpr int BK = P::BK, BN = P::BN;
+/// The implicit GEMM's B tiles (P::IM2COL; see the file comment): the BK x
+/// BN tile at (k0, p0) of image `x`'s implicit im2col matrix, zero outside
+/// the image and outside [K) x [N), in two halves so that the loads of tile
+/// k + 1 are in flight while the warps multiply tile k: gather_im2col loads
+/// a thread's IM2COL_ELEMS elements into registers, store_im2col writes them
+/// to shared memory (row pitch PITCH). Element i of a thread is tile element
+/// threadIdx.x + i * THREADS (row e / BN, column e % BN): neighbouring
+/// threads take neighbouring output pixels, so reads of one input row
+/// coalesce, and where THREADS is a multiple of BN a thread keeps one column
+/// (its pixel's window origin is computed once a tile).
+template <class P, int THREADS>
+__host__ __device__ constexpr int im2col_elems() {
+  return (P::BK * P::BN + THREADS - 1) / THREADS;
+}
+
+template <class P, int THREADS, class I, class E>
+__device__ __forceinline__ void gather_im2col(E *v, const E *__restrict__ x,
+                                              I k0, I p0) {
+  constexpr int BK = P::BK, BN = P::BN, ELEMS = im2col_elems<P, THREADS>();
   constexpr I TAPS = P::KH * P::KW;
-#pragma unroll 4
-  for (int e = threadIdx.x; e < BK * BN; e += THREADS) {
-    const int r = e / BN, cc = e % BN;
-    const I k = k0 + r, p = p0 + cc;
-    E v = E(0);
-    if (k < P::K && p < P::N) {
-      const I ci = k / TAPS, tap = k % TAPS;
-      const I ih = p / P::OW * P::SH - P::PH + tap / P::KW * P::DH,
-              iw = p % P::OW * P::SW - P::PW + tap % P::KW * P::DW;
-      if (ih >= 0 && ih < P::H && iw >= 0 && iw < P::W)
-        v = x[(ci * P::H + ih) * P::W + iw];
+  auto tap = [&](I k, I ih0, I iw0) {
+    const I ci = k / TAPS, t = k % TAPS;
+    const I ih = ih0 + t / P::KW * P::DH, iw = iw0 + t % P::KW * P::DW;
+    return (ih >= 0 && ih < P::H && iw >= 0 && iw < P::W)
+               ? x[(ci * P::H + ih) * P::W + iw]
+               : E(0);
+  };
+  if constexpr (THREADS % BN == 0) {
+    constexpr int ROWS = THREADS / BN; // Rows of the tile one pass covers.
+    const int r0 = static_cast<int>(threadIdx.x) / BN;
+    const I p = p0 + static_cast<int>(threadIdx.x) % BN;
+    const I ih0 = p / P::OW * P::SH - P::PH, iw0 = p % P::OW * P::SW - P::PW;
+#pragma unroll
+    for (int i = 0; i < ELEMS; ++i) {
+      const int r = r0 + i * ROWS;
+      const I k = k0 + r;
+      v[i] = (r < BK && k < P::K && p < P::N) ? tap(k, ih0, iw0) : E(0);
     }
-    s[r * PITCH + cc] = v;
+  } else {
+#pragma unroll
+    for (int i = 0; i < ELEMS; ++i) {
+      const int e = static_cast<int>(threadIdx.x) + i * THREADS;
+      const I k = k0 + e / BN, p = p0 + e % BN;
+      v[i] = (e < BK * BN && k < P::K && p < P::N)
+                 ? tap(k, p / P::OW * P::SH - P::PH, p % P::OW * P::SW - P::PW)
+                 : E(0);
+    }
+  }
+}
+
+template <class P, int PITCH, int THREADS, class E>
+__device__ __forceinline__ void store_im2col(E *s, const E *v) {
+  constexpr int BK = P::BK, BN = P::BN, ELEMS = im2col_elems<P, THREADS>();
+  const int tid = static_cast<int>(threadIdx.x);
+#pragma unroll
+  for (int i = 0; i < ELEMS; ++i) {
+    if constexpr (THREADS % BN == 0) {
+      const int r = tid / BN + i * (THREADS / BN);
+      if (r < BK)
+        s[r * PITCH + tid % BN] = v[i];
+    } else {
+      const int e = tid + i * THREADS;
+      if (e < BK * BN)
+        s[e / BN * PITCH + e % BN] = v[i];
+    }
   }
 }
 
@@ -503,15 +547,19 @@ __device__ __forceinline__ void tensor_core(
   constexpr int B_PITCH = P::TRANS_B ? BK + L::PAD_K : BN + L::PAD_MN;
   // P::STAGES stages: with 16-byte loads legal for both operands, cp.async
   // fills up to STAGES - 1 tiles ahead while the warps multiply the oldest;
-  // else loads are synchronous (and only stage 0 is used).
+  // an implicit GEMM one or two (see its loops); else loads are
+  // synchronous (and only stage 0 is used).
   constexpr bool ASYNC = P::A_VEC && P::B_VEC;
   constexpr bool IM2COL = im2col_of<P>::value;
-  static_assert(!IM2COL || (!P::B_VEC && !P::TRANS_B && P::SPLIT == 1),
-                "an implicit GEMM gathers B synchronously, N-major, whole K");
+  static_assert(!IM2COL || (!P::B_VEC && !P::TRANS_A && !P::TRANS_B &&
+                             P::SPLIT == 1 && P::STAGES <= 2),
+                "an implicit GEMM gathers B in one or two stages, N-major, "
+                "whole K");
   constexpr int A_TILE = (P::TRANS_A ? BK : BM) * A_PITCH,
                 B_TILE = (P::TRANS_B ? BN : BK) * B_PITCH;
-  constexpr int STAGES = ASYNC ? P::STAGES : 1;
-  static_assert(P::STAGES >= 2 && P::STAGES <= 8, "2 to 8 stages");
+  constexpr int STAGES = ASYNC || IM2COL ? P::STAGES : 1;
+  static_assert(P::STAGES >= (IM2COL ? 1 : 2) && P::STAGES <= 8,
+                "2 to 8 stages (an implicit GEMM: 1 or 2)");
   // Bytes of the operand stages.
   constexpr int OPERANDS = STAGES * (A_TILE + B_TILE) * int(sizeof(E));
   // With 16-byte output stores legal and room for it, the output tile is
@@ -556,7 +604,56 @@ __device__ __forceinline__ void tensor_core(
 #pragma unroll
           for (int q = 0; q < 4; ++q)
             acc[i][j][q] = 0.0f;
-      if (ASYNC) {
+      if constexpr (IM2COL && P::STAGES == 1) {
+        // One stage: each step gathers, stores and multiplies in turn (the
+        // fewest registers, so the most blocks an SM).
+        E bv[im2col_elems<P, THREADS>()];
+        for (I k0 = kb * BK; k0 < ke * BK; k0 += BK) {
+          gather_im2col<P, THREADS, I>(bv, B, k0, n0);
+          load_tile<BM, BK, A_PITCH, THREADS, P::A_VEC, I>(As[0], A, m0, k0,
+                                                           P::M, P::K, P::K);
+          store_im2col<P, B_PITCH, THREADS>(Bs[0], bv);
+          __syncthreads();
+          mma_tile_step<P, MI, NI, A_PITCH, B_PITCH>(acc, As[0], Bs[0], wm,
+                                                     wn, lane);
+          __syncthreads();
+        }
+      } else if constexpr (IM2COL) {
+        // Two stages: while the warps multiply tile k, the weights' tile
+        // k + 1 comes by cp.async (16-byte rows) and the image's is gathered
+        // into registers; both land in the other stage before the next
+        // step's barrier. Without 16-byte weight rows the weights' tile is
+        // loaded synchronously at the top of its step.
+        E bv[im2col_elems<P, THREADS>()];
+        auto weights_async = [&](int stage, I k0) {
+          load_tile_async<BM, BK, A_PITCH, THREADS, I>(As[stage], A, m0, k0,
+                                                       P::M, P::K, P::K);
+          cp_async_commit();
+        };
+        gather_im2col<P, THREADS, I>(bv, B, kb * BK, n0);
+        if constexpr (P::A_VEC)
+          weights_async(0, kb * BK);
+        for (I kt = kb; kt < ke; ++kt) {
+          // Stage s was last read in step kt - 2, the other in step kt - 1;
+          // every warp finished both before passing step kt - 1's barrier.
+          const int st = static_cast<int>((kt - kb) & 1);
+          store_im2col<P, B_PITCH, THREADS>(Bs[st], bv);
+          if constexpr (P::A_VEC)
+            cp_async_wait<0>(); // This thread's copies of tile kt landed.
+          else
+            load_tile<BM, BK, A_PITCH, THREADS, false, I>(
+                As[st], A, m0, kt * BK, P::M, P::K, P::K);
+          __syncthreads();
+          if (kt + 1 < ke) {
+            gather_im2col<P, THREADS, I>(bv, B, (kt + 1) * BK, n0);
+            if constexpr (P::A_VEC)
+              weights_async(st ^ 1, (kt + 1) * BK);
+          }
+          mma_tile_step<P, MI, NI, A_PITCH, B_PITCH>(acc, As[st], Bs[st], wm,
+                                                     wn, lane);
+        }
+        __syncthreads(); // The operand tiles are free for the epilogue.
+      } else if (ASYNC) {
         auto issue = [&](int stage, I k0) {
           if (P::TRANS_A)
             load_tile_async<BK, BM, A_PITCH, THREADS, I>(As[stage], A, k0, m0,
@@ -604,9 +701,7 @@ __device__ __forceinline__ void tensor_core(
           else
             load_tile<BM, BK, A_PITCH, THREADS, P::A_VEC, I>(As[0], A, m0, k0,
                                                              P::M, P::K, P::K);
-          if constexpr (IM2COL)
-            load_im2col<P, B_PITCH, THREADS, I>(Bs[0], B, k0, n0);
-          else if (P::TRANS_B)
+          if (P::TRANS_B)
             load_tile<BN, BK, B_PITCH, THREADS, P::B_VEC, I>(Bs[0], B, n0, k0,
                                                              P::N, P::K, P::K);
           else
