@@ -321,6 +321,28 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
       c.set("tile_n", ConfigValue::ofInt(bestN));
     }
   }
+  // Batched products whose A is one matrix for the whole batch (a 1x1
+  // convolution as a matmul: the weights times each image) with rows of 512
+  // or more pixels: the TMA kernel, 128 x 128 tiles where M allows, the
+  // output staged through shared memory. H200, 2026-12-04 (session-134700,
+  // ResNet50 64x224 fp16, profiles b1 vs b3): the 56x56 ones 0.017-0.047 vs
+  // 0.057-0.206 ms, the 28x28 ones 0.027-0.031 vs 0.048-0.105; the model
+  // 9.653 vs 10.403 ms with the setting everywhere, which made the 7x7
+  // ones 1.4-1.7x slower, so smaller images keep the defaults: 9.063 ms
+  // with this rule (session-135100, PASS against eager).
+  const bool aShared =
+      l.batch > 1 && std::all_of(l.aBatchStrides.begin(), l.aBatchStrides.end(),
+                                 [](int64_t st) { return st == 0; });
+  if (aShared && l.n >= 512 && !c.has("tma") && !c.has("tile_m") &&
+      !c.has("tile_n") && !c.has("warpgroups") && !c.has("pingpong")) {
+    c.set("tma", ConfigValue::ofBool(true));
+    c.setDefault("stages", ConfigValue::ofInt(4)); // As measured.
+    if (l.m > 64) {
+      c.set("tile_m", ConfigValue::ofInt(128));
+      c.set("tile_n", ConfigValue::ofInt(128));
+      c.setDefault("stage_out", ConfigValue::ofBool(true));
+    }
+  }
   c.setDefault("tile_m", ConfigValue::ofInt(wide || tall ? 128 : 64));
   c.setDefault("tile_n", ConfigValue::ofInt(wide ? 256 : 128));
   c.setDefault("tile_k", ConfigValue::ofInt(64));

@@ -319,3 +319,48 @@ TEST(Tuning, ConvDefaultPathFollowsTheBlockCount) {
                  turing),
             "direct");
 }
+
+// A batched product whose A is shared by the batch (a 1x1 convolution as a
+// matmul) with 512+ columns takes the TMA kernel, 128 x 128 tiles where M
+// allows and the staged epilogue; smaller images, per-matrix A operands
+// and explicit settings keep the defaults.
+TEST(Tuning, SharedWeightProductsOfWideImagesTakeTma) {
+  TargetOptions sm90;
+  auto product = [](std::vector<int64_t> a, std::vector<int64_t> b,
+                    std::vector<int64_t> o) {
+    LaunchSpec s;
+    s.name = "Conv_0";
+    s.kind = "matmul";
+    s.config.set("trans_a", ConfigValue::ofBool(false));
+    s.config.set("trans_b", ConfigValue::ofBool(false));
+    s.inputs = {{DType::F16, a, 256}, {DType::F16, b, 256}};
+    s.outputs = {{DType::F16, o, 256}};
+    return s;
+  };
+  // ResNet50's 56x56 64 -> 256 of 64 images.
+  LaunchSpec wide = configured(
+      product({256, 64}, {64, 64, 3136}, {64, 256, 3136}), sm90);
+  EXPECT_EQ(wide.config.getString("path"), "wgmma");
+  EXPECT_TRUE(wide.config.getBool("tma"));
+  EXPECT_EQ(wide.config.getInt("tile_m"), 128);
+  EXPECT_EQ(wide.config.getInt("tile_n"), 128);
+  EXPECT_TRUE(wide.config.getBool("stage_out"));
+  EXPECT_EQ(wide.config.getInt("stages"), 4);
+  // 64 output channels: TMA with the default 64-row tiles.
+  LaunchSpec narrow = configured(
+      product({64, 64}, {64, 64, 3136}, {64, 64, 3136}), sm90);
+  EXPECT_TRUE(narrow.config.getBool("tma"));
+  EXPECT_EQ(narrow.config.getInt("tile_m"), 64);
+  // 7x7 images keep the cp.async kernel.
+  LaunchSpec small = configured(
+      product({2048, 512}, {64, 512, 49}, {64, 2048, 49}), sm90);
+  EXPECT_FALSE(small.config.getBool("tma"));
+  // Each matrix its own A (attention-like): the defaults.
+  LaunchSpec own = configured(
+      product({64, 256, 64}, {64, 64, 3136}, {64, 256, 3136}), sm90);
+  EXPECT_FALSE(own.config.getBool("tma"));
+  // What the user set stands.
+  LaunchSpec asked = product({256, 64}, {64, 64, 3136}, {64, 256, 3136});
+  asked.config.set("tma", ConfigValue::ofBool(false));
+  EXPECT_FALSE(configured(asked, sm90).config.getBool("tma"));
+}
