@@ -271,7 +271,7 @@ template <class P> struct im2col_of<P, decltype(void(P::IM2COL))> {
 /// BN tile at (k0, p0) of image `x`'s implicit im2col matrix, zero outside
 /// the image and outside [K) x [N), in two halves so that the loads of tile
 /// k + 1 are in flight while the warps multiply tile k: gather_im2col loads
-/// a thread's IM2COL_ELEMS elements into registers, store_im2col writes them
+/// a thread's im2col_elems() elements into registers, store_im2col writes them
 /// to shared memory (row pitch PITCH). Element i of a thread is tile element
 /// threadIdx.x + i * THREADS (row e / BN, column e % BN): neighbouring
 /// threads take neighbouring output pixels, so reads of one input row
