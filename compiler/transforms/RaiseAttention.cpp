@@ -491,15 +491,13 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
       // heads come straight out of a projection: the scalings fold into
       // the attention's scale (computed in f32 on the scores rather than
       // rounded into Q and K), so the heads are read in place.
-      if (qScale.mul && kScale.mul) {
-        Value src[2];
-        RankedTensorType vt[2];
-        auto qh = headSlice(qv, qPerm, src[0], vt[0]);
-        auto kh = headSlice(kv, kPerm, src[1], vt[1]);
+      heads[0] = headSlice(qv, qPerm, sources[0], views[0]);
+      heads[1] = headSlice(kv, kPerm, sources[1], views[1]);
+      heads[2] = headSlice(vv, vPerm, sources[2], views[2]);
+      if (qScale.mul && kScale.mul && heads[0] && heads[1]) {
         std::optional<double> cq = kiln::match::splatValue(qScale.scalar),
                               ck = kiln::match::splatValue(kScale.scalar);
-        if (qh && kh && cq && ck && *cq * *ck != 0.0 &&
-            std::isfinite(*cq * *ck)) {
+        if (cq && ck && *cq * *ck != 0.0 && std::isfinite(*cq * *ck)) {
           const double both = *cq * *ck;
           scale = !scale ? both : divides ? *scale / both : *scale * both;
           locs.append({qScale.mul.getLoc(), kScale.mul.getLoc()});
@@ -507,11 +505,11 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
           kScale = {};
         }
       }
-      if (!qScale.mul)
-        heads[0] = headSlice(qv, qPerm, sources[0], views[0]);
-      if (!kScale.mul)
-        heads[1] = headSlice(kv, kPerm, sources[1], views[1]);
-      heads[2] = headSlice(vv, vPerm, sources[2], views[2]);
+      // A scaled Q or K that stays scaled is read through its multiply.
+      if (qScale.mul)
+        heads[0].reset();
+      if (kScale.mul)
+        heads[1].reset();
     }
     // A constant causal mask becomes `causal`, which skips the masked key
     // blocks instead of reading the mask.
@@ -616,15 +614,15 @@ struct RaiseAttention : OpRewritePattern<g::MatMulOp> {
   }
 };
 
-/// The constant scalar index of a gather, if it has one (a rank-0 or
-/// one-element integer constant; negative counts from the end of `size`).
+/// The constant scalar index of a gather, if it has one (a rank-0 integer
+/// constant; negative counts from the end of the gathered axis).
 std::optional<int64_t> constantIndex(g::GatherOp op) {
   auto c = op.getIndices().getDefiningOp<g::ConstantOp>();
   auto type = tensorOf(op.getIndices());
   if (!c || type.getRank() != 0)
     return std::nullopt;
   auto dense = dyn_cast<DenseIntElementsAttr>(c.getValue());
-  if (!dense || dense.getNumElements() != 1)
+  if (!dense)
     return std::nullopt;
   int64_t i = (*dense.value_begin<APInt>()).getSExtValue();
   const int64_t size = tensorOf(op.getData()).getShape()[op.getAxis()];
@@ -681,12 +679,7 @@ struct GatherThroughView : OpRewritePattern<g::GatherOp> {
       return failure();
     ArrayRef<int64_t> out = tensorOf(r).getShape(),
                       in = tensorOf(r.getInput()).getShape();
-    auto prod = [](ArrayRef<int64_t> v) {
-      int64_t n = 1;
-      for (int64_t d : v)
-        n *= d;
-      return n;
-    };
+    auto prod = [](ArrayRef<int64_t> v) { return ShapedType::getNumElements(v); };
     // The input axis b whose elements before it number as many as those
     // before a: a is b itself (same size) or b's leading part (b splits
     // into a and the axes after it).

@@ -266,13 +266,15 @@ def patterns():
     def heads(x, perm, shape, out):
         return [N("Reshape", [x, "sbh"], [x + "r"]), N("Transpose", [x + "r"], [x + "t"], perm=perm),
                 N("Reshape", [x + "t", shape], [out])]
+    def mha_heads_and_tail():
+        return heads("q", [1, 0, 2], "bhsd", "qh") + heads("k", [1, 2, 0], "bhds", "kh") + \
+            heads("v", [1, 0, 2], "bhsd", "vh") + \
+            [N("Mul", ["qh", "c"], ["qs"]), N("Mul", ["kh", "c"], ["ks"]),
+             N("MatMul", ["qs", "ks"], ["s"]), N("Softmax", ["s"], ["pr"], axis=-1),
+             N("MatMul", ["pr", "vh"], ["o"]), N("Transpose", ["o"], ["ot"], perm=[2, 0, 1, 3]),
+             N("Reshape", ["ot", "flat"], ["out"])]
     yield "attention_mha_seq_first_f16", model(
-        heads("q", [1, 0, 2], "bhsd", "qh") + heads("k", [1, 2, 0], "bhds", "kh") +
-        heads("v", [1, 0, 2], "bhsd", "vh") +
-        [N("Mul", ["qh", "c"], ["qs"]), N("Mul", ["kh", "c"], ["ks"]),
-         N("MatMul", ["qs", "ks"], ["s"]), N("Softmax", ["s"], ["p"], axis=-1),
-         N("MatMul", ["p", "vh"], ["o"]), N("Transpose", ["o"], ["ot"], perm=[2, 0, 1, 3]),
-         N("Reshape", ["ot", "flat"], ["out"])],
+        mha_heads_and_tail(),
         [vi(n, F16, [24, 2, 128]) for n in "qkv"], [vi("out", F16, [48, 128])],
         [const("c", np.float16(0.3535)), const("sbh", np.array([24, 4, 64], np.int64)),
          const("bhsd", np.array([2, 2, 24, 64], np.int64)),
@@ -291,12 +293,7 @@ def patterns():
          N("Reshape", ["p", "unflat"], ["pu"]), N("Transpose", ["pu"], ["pt"], perm=[3, 1, 2, 0, 4]),
          N("Reshape", ["pt", "stack"], ["ps"])] +
         [N("Gather", ["ps", "i" + n], [n], axis=0) for n in "qkv"] +
-        heads("q", [1, 0, 2], "bhsd", "qh") + heads("k", [1, 2, 0], "bhds", "kh") +
-        heads("v", [1, 0, 2], "bhsd", "vh") +
-        [N("Mul", ["qh", "c"], ["qs"]), N("Mul", ["kh", "c"], ["ks"]),
-         N("MatMul", ["qs", "ks"], ["s"]), N("Softmax", ["s"], ["pr"], axis=-1),
-         N("MatMul", ["pr", "vh"], ["o"]), N("Transpose", ["o"], ["ot"], perm=[2, 0, 1, 3]),
-         N("Reshape", ["ot", "flat"], ["out"])],
+        mha_heads_and_tail(),
         [vi("x", F16, [24, 2, 128])], [vi("out", F16, [48, 128])],
         [wpk, bpk, const("c", np.float16(0.3535)),
          const("unflat", np.array([1, 24, 2, 3, 128], np.int64)),
