@@ -68,11 +68,12 @@ void wgmmaSpace(SearchLevel level, std::vector<TuningConfig> &out) {
   const std::vector<int64_t> groups = max ? std::vector<int64_t>{1, 8, 16}
                                           : std::vector<int64_t>{8};
   for (const Tile &t : tiles) {
+    // tile_k is the heuristic's: one 128-byte row of k, 64 f16/bf16 or 32
+    // tf32 elements.
     auto config = [&](int64_t st, bool tma) {
       return TuningConfig{{"path", "wgmma"},
                           {"tile_m", str(t.m)},
                           {"tile_n", str(t.n)},
-                          {"tile_k", "64"},
                           {"warpgroups", str(t.groups)},
                           {"stages", str(st)},
                           {"split_k", "1"},

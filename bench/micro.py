@@ -4,8 +4,9 @@ PyTorch on the same GPU in one run.
 
   copy       device copy bandwidth: torch clone of --copy-gib GiB (the ceiling)
   gemm       MatMul at the zoo's shapes and 4096^3 / 8192^3, fp16 and bf16
-             (--gemm-dtypes; also tf32: an f32 model through kilnc
-             --precision=tf32 vs torch.matmul with allow_tf32), vs
+             (--gemm-dtypes; also tf32: an f32 model, Gemm with B [N, K]
+             as a linear layer's weight, through kilnc --precision=tf32 vs
+             torch.matmul with allow_tf32), vs
              torch.matmul (cuBLAS); TFLOP/s
   gemm-gelu  MatMul + bias + erf-GELU (BERT's FFN1) as one Kiln kernel vs
              cuBLAS addmm plus PyTorch's GELU kernel
@@ -143,6 +144,12 @@ def _save(path, nodes, inputs, outputs, inits=(), opset=17):
 def onnx_gemm(path, m, k, n, dtype):
     _, _, h = _onnx()
     t = _dt(dtype)
+    if dtype == "tf32":
+        # A linear layer's weight as a tf32 model holds it: [N, K] (K-major,
+        # what Kiln stores a tf32 product's constant weight as), Gemm transB.
+        return _save(path, [h.make_node("Gemm", ["a", "bt"], ["y"], transB=1)],
+                     [h.make_tensor_value_info("a", t, [m, k]), h.make_tensor_value_info("bt", t, [n, k])],
+                     [h.make_tensor_value_info("y", t, [m, n])])
     return _save(path, [h.make_node("MatMul", ["a", "b"], ["y"])],
                  [h.make_tensor_value_info("a", t, [m, k]), h.make_tensor_value_info("b", t, [k, n])],
                  [h.make_tensor_value_info("y", t, [m, n])])
@@ -311,6 +318,8 @@ def torch_fns(sec, facts, ins):
     import torch
     import torch.nn.functional as F
     if sec == "gemm":
+        if "bt" in ins:  # tf32: B given as [N, K]
+            return {"torch.matmul": lambda: torch.matmul(ins["a"], ins["bt"].t())}
         return {"torch.matmul": lambda: torch.matmul(ins["a"], ins["b"])}
     if sec == "gemm-gelu":
         a, b, bias = ins["a"], ins["b"], ins["bias"]
@@ -473,13 +482,14 @@ def main(argv=None):
             if k["status"] == "OK":
                 ins = load_inputs_torch(base + ".in.npz", dt, extra)
             else:  # torch side still runs, on its own random inputs
-                gen = {"gemm": ("a", "b"), "gemm-gelu": ("a", "b", "bias"), "attention": ("q", "k", "v"),
+                gen = {"gemm": ("a", "bt" if dt == "tf32" else "b"), "gemm-gelu": ("a", "b", "bias"),
+                       "attention": ("q", "k", "v"),
                        "eltwise": ("x", "y"), "eltwise-heads": ("x", "y")}.get(sec, ("x",))
                 ins = {}
                 for nme in gen:
                     if sec in ("gemm", "gemm-gelu"):
                         s = {"a": (facts["M"], facts["K"]), "b": (facts["K"], facts["N"]),
-                             "bias": (facts["N"],)}[nme]
+                             "bt": (facts["N"], facts["K"]), "bias": (facts["N"],)}[nme]
                     elif sec == "attention" or (sec == "eltwise-heads" and nme == "y"):
                         s = (facts["B"], facts["H"], facts["S"], facts["D"])
                     elif sec == "eltwise-heads":

@@ -80,6 +80,19 @@ for n in bcast both; do
   "$BUILD/bin/kilnc" "$BT/$n.onnx" --matmul-path=wgmma --set=matmul.tma=true -o "$e.engine"
   cp "$BT/$n.inputs.npz" "$e.inputs.npz"
 done
+# tf32 linear layers on the TMA wgmma kernel (--precision=tf32, sm_90): the
+# constant weights stored K-major and rounded to tf32, ragged M, N and K,
+# a bias + ReLU epilogue, a Gemm with transB and C; against onnxruntime-free
+# references: the evaluator's f32 (as *.ort.npz) and tf32 results.
+python3 "$ROOT/test/tools/mkonnx.py" -o "$BT/tf32mlp.onnx" \
+  'x: f32[300,200]; w1: f32[200,520] = random(seed=3); b1: f32[520] = random(seed=4); w2: f32[96,520] = random(seed=5); b2: f32[96] = random(seed=6); h = MatMul(x, w1); hb = Add(h, b1); r = Relu(hb); y = Gemm(r, w2, b2, transB=1); out y'
+python3 - "$BT" <<'PY'
+import sys, numpy as np
+rng = np.random.default_rng(13)
+np.savez(sys.argv[1] + "/tf32mlp.inputs.npz", x=rng.uniform(-1, 1, (300, 200)).astype(np.float32))
+PY
+"$BUILD/bin/kiln-eval" "$BT/tf32mlp.onnx" --inputs "$BT/tf32mlp.inputs.npz" --outputs "$BT/tf32mlp.f32.npz"
+tf32_engine "$BT/tf32mlp.onnx" tf32-wgmma-mlp "$BT/tf32mlp.inputs.npz" "$BT/tf32mlp.f32.npz"
 rm -rf "$BT"
 # The fusion patterns (test/transforms/fusion_check.py: raised norms, GELU
 # and softmax, multi-output regions, epilogues, attention) as -O2 engines

@@ -185,6 +185,8 @@ private:
   DenseMap<Value, Value> values;
   llvm::StringSet<> names;
   llvm::DenseSet<Operation *> boundAllocs;
+  /// Constants stored transposed for tf32 products (kMajorWeightBuffer).
+  DenseMap<Operation *, Value> kMajorWeights;
 };
 
 Config
@@ -208,9 +210,89 @@ void setTF32(Config &c, bool tf32) {
     c.set("tf32", boolean(true));
 }
 
+/// tf32 products read their constant weights K-major. A tf32 product
+/// whose B is a 2-D f32 constant [K, N] gets that constant stored
+/// transposed, [N, K], and reads it with trans_b: Hopper's tf32 wgmma has
+/// no transposes (both operands K-major), and mma.sync reads either layout.
+/// Each element is rounded to tf32 as the kernels and the evaluator round
+/// the product's operands (cvt.rna), so the stored weight is exactly what
+/// is multiplied: wgmma, which truncates the 13 low bits of what it reads,
+/// multiplies the same weights as mma.sync.
+///
+/// `rhs` is the product's B: the matmul's operand, or for a fused matmul the
+/// fusion's input behind the region's B.
+static graph::ConstantOp kMajorWeight(graph::MatMulOp mm, Value rhs) {
+  auto c = rhs.getDefiningOp<graph::ConstantOp>();
+  if (!c || !mm.getTf32() || mm.getLhs() == mm.getRhs())
+    return {};
+  auto t = cast<RankedTensorType>(c.getType());
+  if (t.getRank() != 2 || !t.getElementType().isF32())
+    return {};
+  return c;
+}
+
+/// Whether every use of constant `c` is a tf32 product reading it as its
+/// K-major weight (kMajorWeight): then only the transposed copy is stored.
+static bool onlyKMajorWeight(graph::ConstantOp c) {
+  if (c->use_empty())
+    return false;
+  for (OpOperand &use : c->getUses()) {
+    Operation *user = use.getOwner();
+    if (auto mm = dyn_cast<graph::MatMulOp>(user)) {
+      if (use.getOperandNumber() != 1 || !kMajorWeight(mm, c))
+        return false;
+      continue;
+    }
+    auto f = dyn_cast<graph::FusionOp>(user);
+    if (!f)
+      return false;
+    BlockArgument arg = f.getBody().front().getArgument(use.getOperandNumber());
+    if (!arg.hasOneUse())
+      return false;
+    auto mm = dyn_cast<graph::MatMulOp>(arg.getUses().begin()->getOwner());
+    if (!mm || mm.getRhs() != arg || mm.getLhs() == arg ||
+        !kMajorWeight(mm, c))
+      return false;
+  }
+  return true;
+}
+
+/// The kern.weight of constant `c` ([K, N], f32) transposed to [N, K] and
+/// rounded to tf32 (kMajorWeight), made once per constant (`made`; the first
+/// product to read it comes first in the block, so it dominates the rest).
+static Value kMajorWeightBuffer(OpBuilder &b, graph::ConstantOp c,
+                                DenseMap<Operation *, Value> &made) {
+  if (Value v = made.lookup(c))
+    return v;
+  auto t = cast<RankedTensorType>(c.getType());
+  const int64_t k = t.getDimSize(0), n = t.getDimSize(1);
+  // Dense or resource-backed (tensorFromAttr reads both); a constant the
+  // importer accepted always reads.
+  FailureOr<eval::Tensor> src = eval::tensorFromAttr(c.getValue());
+  assert(succeeded(src) && "a graph constant reads as a tensor");
+  std::vector<float> out(static_cast<size_t>(k * n));
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      out[j * k + i] = eval::roundToTF32(
+          static_cast<float>(src->floats()[static_cast<size_t>(i * n + j)]));
+  auto type = RankedTensorType::get({n, k}, t.getElementType());
+  auto attr = DenseElementsAttr::get(type, ArrayRef<float>(out));
+  std::string name = nodeName(c.getLoc());
+  if (!name.empty())
+    name += ".kmajor";
+  Value w = kern::WeightOp::create(
+                b, c.getLoc(), MemRefType::get({n, k}, t.getElementType()),
+                attr, name.empty() ? StringAttr() : b.getStringAttr(name))
+                .getResult();
+  made[c] = w;
+  return w;
+}
+
 LogicalResult FunctionLowering::lowerMatMul(graph::MatMulOp op) {
   Location loc = op.getLoc();
-  Value a = lookup(op.getLhs()), bb = lookup(op.getRhs());
+  Value a = lookup(op.getLhs());
+  // A K-major weight has no buffer of its own layout (onlyKMajorWeight).
+  Value bb = kMajorWeight(op, op.getRhs()) ? Value() : lookup(op.getRhs());
   SmallVector<int64_t> as(op.getLhs().getType().getShape()),
       bs(op.getRhs().getType().getShape());
   // ONNX promotes 1-D operands to matrices; the kernel always sees rank >= 2.
@@ -236,9 +318,17 @@ LogicalResult FunctionLowering::lowerMatMul(graph::MatMulOp op) {
   Value out =
       kern::AllocOp::create(b, loc, memrefOf(op.getType()), IntegerAttr());
   map(op.getResult(), out);
-  Value aView = alias(loc, a, as), bView = alias(loc, bb, bs);
+  Value aView = alias(loc, a, as);
+  bool transB = false;
+  Value bView;
+  if (graph::ConstantOp w = kMajorWeight(op, op.getRhs())) {
+    bView = kMajorWeightBuffer(b, w, kMajorWeights);
+    transB = true;
+  } else {
+    bView = alias(loc, bb, bs);
+  }
   Value target = alias(loc, out, outShape);
-  Config c = cfg({{"trans_a", boolean(false)}, {"trans_b", boolean(false)}});
+  Config c = cfg({{"trans_a", boolean(false)}, {"trans_b", boolean(transB)}});
   setTF32(c, op.getTf32());
   return launch(loc, "matmul", std::move(c), {aView, bView}, target);
 }
@@ -436,8 +526,11 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
   int64_t n = mm.getType().getShape().back(), k = as.back(), rows = 1;
   for (int64_t d : as.drop_back(1))
     rows *= d;
+  graph::ConstantOp kMajor = kMajorWeight(
+      mm, f.getInputs()[cast<BlockArgument>(mm.getRhs()).getArgNumber()]);
   SmallVector<Value> ins = {alias(loc, outer(mm.getLhs()), {rows, k}),
-                            outer(mm.getRhs())};
+                            kMajor ? kMajorWeightBuffer(b, kMajor, kMajorWeights)
+                                   : outer(mm.getRhs())};
   for (Value v : epilogueInputs) {
     auto t = cast<RankedTensorType>(v.getType());
     SmallVector<int64_t> view;
@@ -456,7 +549,7 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
       kern::AllocOp::create(b, loc, memrefOf(f.getType(0)), IntegerAttr());
   map(f.getResult(0), out);
   Config c = cfg({{"trans_a", boolean(false)},
-                  {"trans_b", boolean(false)},
+                  {"trans_b", boolean(static_cast<bool>(kMajor))},
                   {"epilogue", str(codegen::printFusedProgram(steps))}});
   setTF32(c, mm.getTf32());
   return launch(loc, "matmul", std::move(c), ins, alias(loc, out, {rows, n}),
@@ -477,6 +570,10 @@ LogicalResult FunctionLowering::lowerOp(Operation *op) {
   };
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](graph::ConstantOp c) {
+        // Read only as tf32 products' K-major weights: stored transposed
+        // by each product (kMajorWeightBuffer), never in this layout.
+        if (onlyKMajorWeight(c))
+          return success();
         std::string name = nodeName(c.getLoc());
         auto w = kern::WeightOp::create(
             b, c.getLoc(), memrefOf(c.getType()), c.getValue(),

@@ -35,8 +35,14 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
         s, error, "tf32 needs f32 operands, not " + std::string(dtypeName(t)));
   // Both tensor-core paths accumulate in f32.
   const bool tc = mma || wgmma;
-  if (wgmma && t != DType::F16 && t != DType::BF16)
-    return emitError(s, error, "the wgmma path needs f16 or bf16");
+  // tf32 on wgmma: the TMA kernel with both operands K-major (the
+  // instruction has no transposes for it).
+  if (wgmma && t != DType::F16 && t != DType::BF16 &&
+      !(tf32 && tma && !l.transA && l.transB))
+    return emitError(s, error,
+                     "the wgmma path needs f16 or bf16, or f32 with tf32 on "
+                     "the TMA kernel with K-major operands (A [M, K], B [N, "
+                     "K])");
   if (mma && t != DType::F16 && t != DType::BF16 && !tf32)
     return emitError(s, error,
                      "the mma path needs f16 or bf16, or f32 with tf32");
@@ -264,9 +270,12 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
     out.source = os.str();
     // A and B as 2-D tensors, innermost first (matmul_sm90.cuh): K-major
     // operands copied a whole tile at a time, MN-major ones in 64-column
-    // blocks, each row of a box 128 bytes for the 128-byte swizzle. Batched
-    // products: 3-D, the operand's dense matrices outermost (one where it
-    // broadcasts), a box of one matrix.
+    // blocks, each row of a box 128 bytes for the 128-byte swizzle (64
+    // 16-bit elements, or 32 tf32 ones). Batched products: 3-D, the
+    // operand's dense matrices outermost (one where it broadcasts), a box of
+    // one matrix.
+    const uint64_t eb = static_cast<uint64_t>(dtypeBytes(t));
+    const uint32_t rowElems = static_cast<uint32_t>(128 / eb);
     auto map = [&](uint32_t operand, bool kMajor, int64_t rows,
                    int64_t tileRows) {
       autotune::TensorMapArg m;
@@ -274,15 +283,15 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
       m.dtype = dtypeName(t);
       const uint64_t inner = kMajor ? l.k : rows, outer = kMajor ? rows : l.k;
       m.dims = {inner, outer};
-      m.strides = {inner * 2};
-      m.box = {64, static_cast<uint32_t>(kMajor ? tileRows : 64)};
+      m.strides = {inner * eb};
+      m.box = {rowElems, static_cast<uint32_t>(kMajor ? tileRows : 64)};
       if (l.batch != 1) {
         const BufferSpec &x = s.inputs[operand];
         uint64_t matrices = 1;
         for (int64_t d = 0; d + 2 < x.rank(); ++d)
           matrices *= static_cast<uint64_t>(x.shape[d]);
         m.dims.push_back(matrices);
-        m.strides.push_back(inner * outer * 2);
+        m.strides.push_back(inner * outer * eb);
         m.box.push_back(1);
       }
       m.swizzle = 128;

@@ -167,12 +167,17 @@ static std::string wgmmaMember(const std::string &signature, int64_t n,
                                int aRegs, const std::string &tail,
                                const std::string &inputs) {
   const int64_t regs = n / 2;
-  const char *ab = t == DType::BF16 ? "bf16" : "f16";
+  // f32 operands are read as tf32 (the low 13 mantissa bits ignored), 8 k
+  // per instruction; 16-bit ones 16.
+  const char *ab = t == DType::BF16  ? "bf16"
+                   : t == DType::F32 ? "tf32"
+                                     : "f16";
+  const char *k = t == DType::F32 ? "k8" : "k16";
   std::ostringstream os;
   os << "  __device__ static __forceinline__ void " << signature << " {\n";
   os << "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %"
      << regs + aRegs + 1 << ", 0;\\n\"\n";
-  os << "        \"wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << ab
+  os << "        \"wgmma.mma_async.sync.aligned.m64n" << n << k << ".f32." << ab
      << "." << ab << " {";
   for (int64_t r = 0; r < regs; ++r)
     os << (r ? (r % 8 == 0 ? ",\"\n        \" " : ", ") : "") << "%" << r;
@@ -189,11 +194,14 @@ static std::string wgmmaMember(const std::string &signature, int64_t n,
 std::string wgmmaFunction(const std::string &name, int64_t n, DType t,
                           bool transA, bool transB) {
   const int64_t regs = n / 2;
+  // tf32 has no transpose immediates: both operands are K-major.
   return wgmmaMember(name + "(float (&d)[" + std::to_string(regs) +
                          "], kiln::u64 da, kiln::u64 db)",
                      n, t, "%" + std::to_string(regs), 1,
-                     std::string(", ") + (transA ? "1" : "0") + ", " +
-                         (transB ? "1" : "0"),
+                     t == DType::F32 ? std::string()
+                                     : std::string(", ") +
+                                           (transA ? "1" : "0") + ", " +
+                                           (transB ? "1" : "0"),
                      "\"l\"(da), \"l\"(db)");
 }
 

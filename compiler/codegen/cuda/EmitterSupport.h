@@ -61,7 +61,9 @@ std::string kernelPrologue(const LaunchSpec &spec,
 /// A traits-struct member `name`(float (&d)[n / 2], u64 da, u64 db): one
 /// wgmma.mma_async.sync.aligned m64n<n>k16 with f32 accumulators (d +=
 /// A * B), A and B from shared-memory descriptors, `transA` / `transB` the
-/// instruction's imm-trans-a / imm-trans-b (1: M-major A, N-major B).
+/// instruction's imm-trans-a / imm-trans-b (1: M-major A, N-major B). For
+/// t = f32 it is m64n<n>k8 on tf32, which has no transposes (both operands
+/// K-major; the caller checks).
 std::string wgmmaFunction(const std::string &name, int64_t n, DType t,
                           bool transA, bool transB);
 /// The same with A from registers: `name`(float (&d)[n / 2], const u32

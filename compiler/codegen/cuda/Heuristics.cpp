@@ -202,7 +202,13 @@ bool chooseMatmulPath(const LaunchSpec &s, const MatmulLayout &l,
                       std::string &why) {
   const DType t = s.inputs[0].dtype;
   const bool tensorCores = mmaTakes(s);
-  const bool wgmmaTakes = t == DType::F16 || t == DType::BF16;
+  // tf32 (f32 with --precision=tf32) on wgmma: single products with both
+  // operands K-major (A [M, K], B [N, K]; the instruction has no transposes
+  // for it), on the TMA kernel.
+  const bool wgmmaTakes =
+      t == DType::F16 || t == DType::BF16 ||
+      (t == DType::F32 && s.config.getBool("tf32") && l.batch == 1 &&
+       !l.transA && l.transB);
   const std::string &want = target.matmulPath;
   if (want != "auto" && want != "mma" && want != "wgmma" && want != "simt") {
     why = "unknown matmul path '" + want + "' (auto, mma, wgmma or simt)";
@@ -228,7 +234,8 @@ bool chooseMatmulPath(const LaunchSpec &s, const MatmulLayout &l,
       wgmmaTakes && archHasWgmma(target.arch) &&
       (ceilDiv(l.m, 128) * ceilDiv(l.n, 128) * l.batch >= 32 ||
        (l.batch == 1 && l.m >= 64));
-  // (tf32 has no wgmma kernel: --matmul-path=wgmma keeps mma for it.)
+  // (Other tf32 products have no wgmma kernel: --matmul-path=wgmma keeps
+  // mma for them.)
   const bool wgmma =
       (want == "wgmma" && wgmmaTakes) || (want == "auto" && wgmmaWins);
   path = !tensorCores || want == "simt" ? "simt"
@@ -250,8 +257,23 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
     return false;
   };
   const DType t = s.inputs[0].dtype;
-  if (t != DType::F16 && t != DType::BF16)
-    return no("the wgmma path needs f16 or bf16 operands");
+  const bool tf32 = t == DType::F32 && c.getBool("tf32");
+  if (t != DType::F16 && t != DType::BF16 && !tf32)
+    return no("the wgmma path needs f16 or bf16 operands, or f32 ones with "
+              "tf32 (--precision=tf32)");
+  if (tf32) {
+    if (l.batch != 1 || l.transA || !l.transB)
+      return no("tf32 on the wgmma path takes single products with K-major "
+                "operands (A [M, K], B [N, K])");
+    if (!c.getBool("tma", true))
+      return no("tf32 on the wgmma path takes the TMA kernel (tma = true)");
+    if (c.has("stage_out") && c.getBool("stage_out"))
+      return no("the staged epilogue stores 16-bit outputs; tf32 products "
+                "store f32");
+    c.set("stage_out", ConfigValue::ofBool(false));
+  }
+  // Operand bytes: a k tile is one 128-byte row, 64 16-bit or 32 tf32.
+  const int64_t eb = dtypeBytes(t), rowK = 128 / eb;
   if (!archHasWgmma(target.arch))
     return no("the wgmma path needs an sm_90 target (Hopper), not " +
               target.arch);
@@ -345,7 +367,7 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   }
   c.setDefault("tile_m", ConfigValue::ofInt(wide || tall ? 128 : 64));
   c.setDefault("tile_n", ConfigValue::ofInt(wide ? 256 : 128));
-  c.setDefault("tile_k", ConfigValue::ofInt(64));
+  c.setDefault("tile_k", ConfigValue::ofInt(rowK));
   c.setDefault("warpgroups",
                ConfigValue::ofInt(c.getInt("tile_m") == 64 ? 1 : 2));
   // The warp-specialized kernel fed by TMA for single products; batched
@@ -364,7 +386,7 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
                            ceilDiv(l.m, c.getInt("tile_m")) *
                                    ceilDiv(l.n, c.getInt("tile_n")) <=
                                kTargetSMs)
-          ? c.getInt("tile_m") * (c.getInt("tile_n") + 8) * 2 *
+          ? c.getInt("tile_m") * (c.getInt("tile_n") + 8) * eb *
                 (c.getBool("pingpong") ? 2 : 1)
           : 0;
   // cp.async: 4 stages (H200, 2026-12-02). TMA: as many as fit, up to 6
@@ -422,8 +444,9 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   if (rows / 64 * bn / 2 > 128)
     return no("wgmma tiles would hold more than 128 f32 accumulators a "
               "thread (tile_m / warpgroups / 64 * tile_n / 2)");
-  if (bk != 64)
-    return no("wgmma tile_k must be 64 (one 128-byte swizzled row)");
+  if (bk != rowK)
+    return no("wgmma tile_k must be " + std::to_string(rowK) +
+              " (one 128-byte swizzled row of " + dtypeName(t) + ")");
   if (stages < 3 || stages > 8)
     return no("wgmma stages must be in [3, 8]");
   if (c.getInt("split_k") != 1)
@@ -432,7 +455,8 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // rows, where the output rows are 16-byte aligned and the epilogue rounds
   // the product to the output type first (a program, or no alpha/beta/C);
   // elsewhere it quietly stays off, as on the mma path.
-  const bool stageable = l.n % 8 == 0 && s.outputs[0].alignment % 16 == 0 &&
+  const bool stageable = eb == 2 && l.n % 8 == 0 &&
+                         s.outputs[0].alignment % 16 == 0 &&
                          (c.has("epilogue") ||
                           (!l.hasC && c.getFloat("alpha", 1.0) == 1.0));
   // On by default where there is an epilogue program to run or the tiles
@@ -452,7 +476,7 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // a rows x (tile_n + 8) tile per consumer warpgroup (wgmma_tma_smem_bytes).
   const int64_t bRows = l.transB ? bn : ceilDiv(bn, 64) * 64;
   const int64_t base = 1024 + stages * (bm + bRows) * 128 + (tma ? 256 : 0);
-  const int64_t staging = wg * rows * (bn + 8) * 2;
+  const int64_t staging = wg * rows * (bn + 8) * eb;
   // A staged epilogue nobody asked for gives way to stages that were asked
   // for (the autotuner's deep pipelines), rather than the config failing.
   if (stageOut && !stageAsked && base + staging > kMaxDynamicSmem)

@@ -1192,8 +1192,54 @@ void tf32Cases() {
             "matmul", {buf(f, as), buf(f, bs)}, buf(f, os)));
         s.config.set("trans_a", ConfigValue::ofBool(ta));
         s.config.set("trans_b", ConfigValue::ofBool(tb));
+        // A single product of 64+ rows with K-major operands takes tf32
+        // wgmma (below); the rest mma.sync.
+        if (sh.batch == 1 && sh.m >= 64 && !ta && tb && sh.k % 8 == 0) {
+          expect({"typedef float T;", "wgmma_tma_gemm<P>", "k8.f32.tf32.tf32"});
+          continue;
+        }
         expectMma({"typedef float T;"});
       }
+  // tf32 on the TMA wgmma kernel (m64nNk8.f32.tf32.tf32, no transposes:
+  // A [M, K], B [N, K]): ragged M, N and K (zero-filled k tiles, partial
+  // tiles, an odd N's unpaired stores), 128 x 256 tiles of two warpgroups,
+  // ping-pong 128 x 128 tiles, and a bias + GELU epilogue.
+  {
+    const std::string inst = "m64n128k8.f32.tf32.tf32";
+    LaunchSpec &r =
+        *tf32(add("matmul_tf32_wgmma_ragged", "matmul",
+                  {buf(f, {1000, 1000}), buf(f, {999, 1000})},
+                  buf(f, {1000, 999})));
+    r.config.set("trans_b", ConfigValue::ofBool(true));
+    r.config.set("path", ConfigValue::ofString("wgmma"));
+    setInts(r, {{"tile_m", 64}, {"tile_n", 128}});
+    expect({"wgmma_tma_gemm<P>", "BK = 32", "STAGE_OUT = false",
+            inst + " {", "}, %64, %65, p, 1, 1;"},
+           256, 128);
+    cases.back().expectPtx = {"wgmma.mma_async.sync.aligned." + inst};
+    LaunchSpec &big = *tf32(add("matmul_tf32_wgmma_big", "matmul",
+                                {buf(f, {2048, 1024}), buf(f, {4096, 1024})},
+                                buf(f, {2048, 4096})));
+    big.config.set("trans_b", ConfigValue::ofBool(true));
+    expect({"wgmma_tma_gemm<P>", "WARPGROUPS = 2", "m64n256k8.f32.tf32.tf32"},
+           384, 132);
+    LaunchSpec &pp = *tf32(add("matmul_tf32_wgmma_pingpong", "matmul",
+                               {buf(f, {4096, 512}), buf(f, {4096, 512})},
+                               buf(f, {4096, 4096})));
+    pp.config.set("trans_b", ConfigValue::ofBool(true));
+    expect({"PINGPONG = true", "m64n128k8.f32.tf32.tf32"}, 384, 132);
+    LaunchSpec &e =
+        *tf32(add("matmul_tf32_wgmma_gelu", "matmul",
+                  {buf(f, {512, 256}), buf(f, {768, 256}), buf(f, {768})},
+                  buf(f, {512, 768})));
+    e.config.set("trans_b", ConfigValue::ofBool(true));
+    e.config.set(
+        "epilogue",
+        ConfigValue::ofString(
+            "t0 = add(i0, i1) : f32; t1 = gelu{approximate=none}(t0) : f32"));
+    expect({"wgmma_tma_gemm<P>", "struct Extra", "STAGE_OUT = false",
+            "k8.f32.tf32.tf32"});
+  }
   // Gemm: alpha * A B^T + beta * C (C added in f32, not rounded).
   {
     LaunchSpec &g = *tf32(add(
@@ -1277,7 +1323,9 @@ void tf32Cases() {
   reject("tf32_f64_simt", DType::F64, "simt", true, "tf32 needs f32 operands");
   reject("mma_f32_exact", f, "mma", false,
          "the mma path needs f16 or bf16 operands, or f32 ones with tf32");
-  reject("wgmma_tf32", f, "wgmma", true, "the wgmma path needs f16 or bf16");
+  // tf32 wgmma reads both operands K-major: B [K, N] is refused.
+  reject("wgmma_tf32", f, "wgmma", true,
+         "tf32 on the wgmma path takes single products with K-major operands");
   LaunchSpec s;
   s.name = "tf32_not_bool";
   s.kind = "matmul";
@@ -1292,7 +1340,8 @@ void tf32Cases() {
 int checkTargetChoices() {
   int failures = 0;
   auto pathFor = [&](const char *want, const char *arch, int64_t k,
-                     DType t = DType::F16, bool tf32 = false) {
+                     DType t = DType::F16, bool tf32 = false,
+                     bool transB = false) {
     LaunchSpec s;
     s.name = std::string("choice_") + want + "_" + arch;
     s.kind = "matmul";
@@ -1300,6 +1349,10 @@ int checkTargetChoices() {
     s.outputs = {buf(t, {256, 256})};
     if (tf32)
       s.config.set("tf32", ConfigValue::ofBool(true));
+    if (transB) {
+      s.config.set("trans_b", ConfigValue::ofBool(true));
+      s.inputs[1] = buf(t, {256, k});
+    }
     TargetOptions target;
     target.arch = arch;
     target.matmulPath = want;
@@ -1326,8 +1379,9 @@ int checkTargetChoices() {
   check(pathFor("wgmma", "sm_90", 100), "mma", "wgmma with unaligned rows");
   check(pathFor("wgmma", "sm_90", 64, DType::F32), "simt", "wgmma on f32");
   check(pathFor("simt", "sm_90", 64), "simt", "--matmul-path=simt");
-  // f32: exact SIMT unless tf32 was asked for; tf32 takes mma.sync (it has
-  // no wgmma kernel) and keeps an explicit simt.
+  // f32: exact SIMT unless tf32 was asked for; tf32 takes mma.sync where
+  // B is N-major (wgmma's tf32 has no transposes) and keeps an explicit
+  // simt.
   check(pathFor("auto", "sm_90", 64, DType::F32), "simt", "auto on plain f32");
   check(pathFor("mma", "sm_90", 64, DType::F32), "simt", "mma on plain f32");
   check(pathFor("auto", "sm_90", 64, DType::F32, true), "mma", "auto on tf32");
@@ -1337,6 +1391,14 @@ int checkTargetChoices() {
         "wgmma on tf32");
   check(pathFor("simt", "sm_90", 64, DType::F32, true), "simt",
         "--matmul-path=simt on tf32");
+  check(pathFor("auto", "sm_90", 64, DType::F32, true, true), "wgmma",
+        "auto on tf32 with a K-major B");
+  check(pathFor("auto", "sm_90", 100, DType::F32, true, true), "wgmma",
+        "auto on tf32 with a K-major B, 400-byte rows");
+  check(pathFor("auto", "sm_90", 102, DType::F32, true, true), "mma",
+        "auto on tf32 with a K-major B, unaligned rows");
+  check(pathFor("auto", "sm_80", 64, DType::F32, true, true), "mma",
+        "auto on tf32 with a K-major B, sm_80");
   check(pathFor("wgmma", "sm_80", 64),
         "error: launch @choice_wgmma_sm_80 "
         "(matmul): the wgmma matmul path needs an sm_90 target (Hopper), not "

@@ -160,7 +160,14 @@ template <class P> struct wgmma_shape {
   static constexpr u32 B_BYTES =
       (P::TRANS_B ? P::BN : (P::BN + 63) / 64 * 64) * 128;
   static constexpr u32 STAGE_BYTES = A_BYTES + B_BYTES;
-  static_assert(P::BK == 64, "one 128-byte swizzle row of k per tile");
+  /// Bytes of an operand element: 2 (f16, bf16) or 4 (f32 read as tf32).
+  static constexpr int EB = sizeof(typename P::T);
+  /// k per instruction: k16 for 16-bit operands, k8 for tf32; 32 bytes of
+  /// a 128-byte row either way.
+  static constexpr int KI = 32 / EB;
+  static_assert(P::BK * EB == 128, "one 128-byte swizzle row of k per tile");
+  static_assert(EB == 2 || (EB == 4 && !P::TRANS_A && P::TRANS_B),
+                "tf32 wgmma reads both operands K-major (no transposes)");
   static_assert(P::BN % 8 == 0 && P::BN >= 8 && P::BN <= 256,
                 "wgmma n is a multiple of 8 up to 256");
   static_assert((WM == 64 || WM == 128) &&
@@ -183,12 +190,13 @@ template <class P>
 __device__ __forceinline__ u64 wgmma_desc_a(u32 st, u32 row, int kk) {
   return P::TRANS_A ? sw128_desc(st + (row / 64) * (P::BK * 128) + kk * 128,
                                  P::BK * 128, 1024)
-                    : sw128_desc(st + row * 128 + kk * 2, 16, 1024);
+                    : sw128_desc(st + row * 128 + kk * wgmma_shape<P>::EB, 16,
+                                 1024);
 }
 /// The descriptor of k16 slice `kk` of B's BN columns in the stage at `st`.
 template <class P> __device__ __forceinline__ u64 wgmma_desc_b(u32 st, int kk) {
   const u32 sb = st + wgmma_shape<P>::A_BYTES;
-  return P::TRANS_B ? sw128_desc(sb + kk * 2, 16, 1024)
+  return P::TRANS_B ? sw128_desc(sb + kk * wgmma_shape<P>::EB, 16, 1024)
                     : sw128_desc(sb + kk * 128, P::BK * 128, 1024);
 }
 
@@ -202,7 +210,7 @@ __device__ __forceinline__ void wgmma_k_tile(float (&acc)[MI][R], u32 st,
     fence_accumulators(acc[i]);
   wgmma_fence();
 #pragma unroll
-  for (int kk = 0; kk < P::BK; kk += 16)
+  for (int kk = 0; kk < P::BK; kk += wgmma_shape<P>::KI)
 #pragma unroll
     for (int i = 0; i < MI; ++i)
       P::wgmma(acc[i], wgmma_desc_a<P>(st, row0 + i * 64, kk),
@@ -268,6 +276,8 @@ __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
   typedef typename P::T T;
   typedef typename P::I I;
   typedef wgmma_shape<P> S;
+  static_assert(S::EB == 2, "the cp.async wgmma kernel takes f16 and bf16; "
+                            "tf32 takes the TMA kernel");
   constexpr int BM = P::BM, BN = P::BN, BK = P::BK, STAGES = P::STAGES;
   constexpr int THREADS = S::THREADS, WM = S::WM, MI = S::MI, R = S::R;
   extern __shared__ __align__(1024) u8 kiln_wgmma_smem[];
@@ -519,6 +529,8 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
           : 0;
   static_assert(!stage_out_of<P>::value || P::N % 8 == 0,
                 "16-byte output rows need N % 8 == 0");
+  static_assert(!stage_out_of<P>::value || sizeof(typename P::T) == 2,
+                "the staged epilogue stores rows of 8 16-bit outputs");
   static_assert(P::STAGES * 16 <= BARRIER_BYTES, "barriers fit");
   static_assert(P::GROUP_M >= 1, "tile rows per group");
   static constexpr int CLUSTER = cluster_of<P>::value;
