@@ -309,10 +309,21 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // 0.1186, 8192^3 1.601 vs 1.737, with bias + GELU BERT 0.0524 vs 0.0560
   // and ViT 0.1408 vs 0.1514; 4096^3 0.2054 vs 0.2013. With one or two
   // waves (FFN2, the attention output, Llama down) it lost 5-25%.
+  // Long k loops (K >= 4096) and tf32 keep the wave-cost choice (128 x 256
+  // where it fills the GPU): what the ping-pong hides (an epilogue) matters
+  // less against a long k loop, and a tf32 k tile holds half the k of
+  // f16's, so the larger tile's reuse matters more. H200, 2026-12-04:
+  // 4096^3 tf32 0.325 ms on 128 x 256 cooperative tiles against 0.375
+  // ping-pong (tune-145600-tf32-4096.log), and every tf32 zoo shape as fast
+  // or faster (session-150200-micro-tf32-tiles.log); f16, 128 x 256 with 4
+  // stages against ping-pong (session-150300-micro-fp16-tiles.log): 4096^3
+  // 0.198 vs 0.204 ms, 8192^3 1.653 vs 1.734, Llama gate/up (K = 2048)
+  // 0.116 vs 0.114, BERT and GPT-2 FFN1 (K = 768) 0.048 vs 0.043, ViT FFN1
+  // 0.128 vs 0.124.
   if (l.batch == 1 && c.getBool("tma", true) && !c.has("tile_m") &&
       !c.has("tile_n")) {
     if (!c.has("pingpong") && !c.has("warpgroups") && l.m > 64 && l.n > 64 &&
-        tiles(128, 128) >= 4 * kTargetSMs) {
+        !tf32 && l.k < 4096 && tiles(128, 128) >= 4 * kTargetSMs) {
       c.set("tile_m", ConfigValue::ofInt(128));
       c.set("tile_n", ConfigValue::ofInt(128));
       c.set("warpgroups", ConfigValue::ofInt(2));

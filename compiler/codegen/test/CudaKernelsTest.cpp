@@ -711,14 +711,22 @@ void buildCases() {
     expect({"wgmma_tma_gemm<P>", "WARPGROUPS = 2", "STAGES = 4", "GROUP_M = 8",
             "m64n256k16", "__launch_bounds__(384, 1)", "__grid_constant__"},
            384, 132);
-    // Four waves of 128 x 128 tiles or more (1024 at 4096^3): ping-pong by
-    // default.
+    // Four waves of 128 x 128 tiles or more (1024 at 4096 x 4096) with K
+    // below 4096: ping-pong by default; with K = 4096 128 x 256 cooperative
+    // tiles in 4 stages.
     add("matmul_wgmma_many_tiles", "matmul",
-        {buf(DType::F16, {4096, 4096}), buf(DType::F16, {4096, 4096})},
+        {buf(DType::F16, {4096, 1024}), buf(DType::F16, {1024, 4096})},
         buf(DType::F16, {4096, 4096}))
         .config.set("path", ConfigValue::ofString("wgmma"));
     expect({"wgmma_tma_gemm<P>", "PINGPONG = true", "STAGES = 4",
             "m64n128k16"},
+           384, 132);
+    add("matmul_wgmma_many_tiles_long_k", "matmul",
+        {buf(DType::F16, {4096, 4096}), buf(DType::F16, {4096, 4096})},
+        buf(DType::F16, {4096, 4096}))
+        .config.set("path", ConfigValue::ofString("wgmma"));
+    expect({"wgmma_tma_gemm<P>", "PINGPONG = false", "STAGES = 4",
+            "m64n256k16"},
            384, 132);
     // Ping-pong: two consumer warpgroups taking whole 128 x 128 tiles in
     // turn, ragged edges (1000 = 7 x 128 + 104), bf16, K-major B.
@@ -1223,10 +1231,20 @@ void tf32Cases() {
     big.config.set("trans_b", ConfigValue::ofBool(true));
     expect({"wgmma_tma_gemm<P>", "WARPGROUPS = 2", "m64n256k8.f32.tf32.tf32"},
            384, 132);
+    // Many tiles: tf32 keeps 128 x 256 cooperative tiles by default (no
+    // ping-pong rule); ping-pong when asked.
+    LaunchSpec &many = *tf32(add("matmul_tf32_wgmma_many_tiles", "matmul",
+                                 {buf(f, {4096, 512}), buf(f, {4096, 512})},
+                                 buf(f, {4096, 4096})));
+    many.config.set("trans_b", ConfigValue::ofBool(true));
+    expect({"PINGPONG = false", "STAGES = 4", "m64n256k8.f32.tf32.tf32"}, 384,
+           132);
     LaunchSpec &pp = *tf32(add("matmul_tf32_wgmma_pingpong", "matmul",
                                {buf(f, {4096, 512}), buf(f, {4096, 512})},
                                buf(f, {4096, 4096})));
     pp.config.set("trans_b", ConfigValue::ofBool(true));
+    setInts(pp, {{"tile_m", 128}, {"tile_n", 128}, {"warpgroups", 2}});
+    pp.config.set("pingpong", ConfigValue::ofBool(true));
     expect({"PINGPONG = true", "m64n128k8.f32.tf32.tf32"}, 384, 132);
     LaunchSpec &e =
         *tf32(add("matmul_tf32_wgmma_gelu", "matmul",
