@@ -714,20 +714,17 @@ void buildCases() {
     // Four waves of 128 x 128 tiles or more (1024 at 4096 x 4096) with K
     // below 4096: ping-pong by default; with K = 4096 128 x 256 cooperative
     // tiles in 4 stages.
-    add("matmul_wgmma_many_tiles", "matmul",
-        {buf(DType::F16, {4096, 1024}), buf(DType::F16, {1024, 4096})},
-        buf(DType::F16, {4096, 4096}))
-        .config.set("path", ConfigValue::ofString("wgmma"));
-    expect({"wgmma_tma_gemm<P>", "PINGPONG = true", "STAGES = 4",
-            "m64n128k16"},
-           384, 132);
-    add("matmul_wgmma_many_tiles_long_k", "matmul",
-        {buf(DType::F16, {4096, 4096}), buf(DType::F16, {4096, 4096})},
-        buf(DType::F16, {4096, 4096}))
-        .config.set("path", ConfigValue::ofString("wgmma"));
-    expect({"wgmma_tma_gemm<P>", "PINGPONG = false", "STAGES = 4",
-            "m64n256k16"},
-           384, 132);
+    for (int64_t k : {1024, 4096}) {
+      const bool pingpong = k < 4096;
+      add(pingpong ? "matmul_wgmma_many_tiles" : "matmul_wgmma_many_tiles_long_k",
+          "matmul", {buf(DType::F16, {4096, k}), buf(DType::F16, {k, 4096})},
+          buf(DType::F16, {4096, 4096}))
+          .config.set("path", ConfigValue::ofString("wgmma"));
+      expect({"wgmma_tma_gemm<P>",
+              pingpong ? "PINGPONG = true" : "PINGPONG = false", "STAGES = 4",
+              pingpong ? "m64n128k16" : "m64n256k16"},
+             384, 132);
+    }
     // Ping-pong: two consumer warpgroups taking whole 128 x 128 tiles in
     // turn, ragged edges (1000 = 7 x 128 + 104), bf16, K-major B.
     LaunchSpec &pp =
