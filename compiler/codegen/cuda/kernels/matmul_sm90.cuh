@@ -600,6 +600,33 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
   }
 }
 
+/// tf32: rounds rows [row0, row0 + ROWS) of the K-major A tile in the stage
+/// at `st` (128 bytes a row) to tf32 in place, as mma.sync's operands and
+/// the evaluator are rounded (tf32_bits: cvt.rna); wgmma would otherwise
+/// drop their 13 low bits (truncation, twice the error). A constant B is
+/// stored rounded by the compiler. The warpgroup's 128 threads each take
+/// 16-byte chunks; then each makes its writes visible to the async proxy
+/// and the warpgroup meets at named barrier `bar` before its wgmma.
+template <int ROWS>
+__device__ __forceinline__ void round_a_tf32(u32 st, int row0, u32 bar) {
+  const int t = threadIdx.x & 127;
+  const u32 base = st + static_cast<u32>(row0) * 128u;
+#pragma unroll
+  for (int v = t; v < ROWS * 8; v += 128) {
+    const u32 addr = base + static_cast<u32>(v) * 16u;
+    u32 x0, x1, x2, x3;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(x0), "=r"(x1), "=r"(x2), "=r"(x3)
+                 : "r"(addr));
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr),
+                 "r"(tf32_bits(x0)), "r"(tf32_bits(x1)), "r"(tf32_bits(x2)),
+                 "r"(tf32_bits(x3))
+                 : "memory");
+  }
+  fence_proxy_async_shared();
+  named_barrier(bar, 128);
+}
+
 /// Output tile `t` of the grouped order: `group` tile rows at a time, column
 /// by column within the group.
 template <class I>
@@ -758,7 +785,8 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       kiln_wgmma_smem + (bars - smem_addr(kiln_wgmma_smem)) +
       S::BARRIER_BYTES + cw * S::OUT_BYTES);
   const I first = PINGPONG ? cw : 0, step = PINGPONG ? 2 : 1;
-  static_assert(P::WARPGROUPS <= 2, "named barriers 1-2 and 3-4 per warpgroup");
+  static_assert(P::WARPGROUPS <= 2,
+                "named barriers 1-2, 3-4 and 5-6 per warpgroup");
   const bool leader = (threadIdx.x & 127) == 0;
   // Frees stage s: one arrival on its empty barrier in every block of the
   // cluster.
@@ -792,6 +820,10 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     for (I kt = 0; kt < KT; ++kt, ++use) {
       const u32 s = use % STAGES, parity = (use / STAGES) & 1;
       mbar_wait(full(s), parity);
+      // tf32: this warpgroup's A rows rounded first (named barrier 5 + cw),
+      // under the previous step's wgmma group.
+      if (S::EB == 4)
+        round_a_tf32<WM>(base + s * S::STAGE_BYTES, row0, 5 + cw);
       wgmma_k_tile<P>(acc, base + s * S::STAGE_BYTES, row0);
       // The previous step's group is done: free its stage.
       wgmma_wait_acc<1>(acc);
