@@ -1,6 +1,8 @@
 // matmul_sm90.cuh - Hopper matmul: warpgroup MMA (wgmma.mma_async, sm_90a)
-// on f16/bf16 with f32 accumulation, both operands read from 128-byte
-// swizzled shared memory that a multi-stage cp.async pipeline fills.
+// on f16/bf16 (and, in the TMA kernel, f32 read as tf32 with both operands
+// K-major: m64nNk8, k tiles of 32, A rounded in shared memory by
+// round_a_tf32) with f32 accumulation, both operands read from 128-byte
+// swizzled shared memory that a multi-stage cp.async or TMA pipeline fills.
 //
 // Uses matmul.cuh (smem_addr, cp_async_commit/wait, cluster_sync) and the
 // traits struct P it documents (T, CT, I, M, N, K, BATCH, TRANS_A, TRANS_B,
