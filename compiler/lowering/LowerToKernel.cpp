@@ -260,16 +260,20 @@ static bool onlyKMajorWeight(graph::ConstantOp c) {
 /// The kern.weight of constant `c` ([K, N], f32) transposed to [N, K] and
 /// rounded to tf32 (kMajorWeight), made once per constant (`made`; the first
 /// product to read it comes first in the block, so it dominates the rest).
+/// Null, with a diagnostic on `c`, if its values cannot be read.
 static Value kMajorWeightBuffer(OpBuilder &b, graph::ConstantOp c,
                                 DenseMap<Operation *, Value> &made) {
   if (Value v = made.lookup(c))
     return v;
   auto t = cast<RankedTensorType>(c.getType());
   const int64_t k = t.getDimSize(0), n = t.getDimSize(1);
-  // Dense or resource-backed (tensorFromAttr reads both); a constant the
-  // importer accepted always reads.
+  // Dense or resource-backed (tensorFromAttr reads both).
   FailureOr<eval::Tensor> src = eval::tensorFromAttr(c.getValue());
-  assert(succeeded(src) && "a graph constant reads as a tensor");
+  if (failed(src)) {
+    c.emitError() << "cannot read the values of this tf32 product's weight "
+                     "to store it K-major";
+    return Value();
+  }
   std::vector<float> out(static_cast<size_t>(k * n));
   for (int64_t i = 0; i < k; ++i)
     for (int64_t j = 0; j < n; ++j)
@@ -323,6 +327,8 @@ LogicalResult FunctionLowering::lowerMatMul(graph::MatMulOp op) {
   Value bView;
   if (graph::ConstantOp w = kMajorWeight(op, op.getRhs())) {
     bView = kMajorWeightBuffer(b, w, kMajorWeights);
+    if (!bView)
+      return failure();
     transB = true;
   } else {
     bView = alias(loc, bb, bs);
@@ -528,9 +534,11 @@ LogicalResult FunctionLowering::lowerFusion(graph::FusionOp f) {
     rows *= d;
   graph::ConstantOp kMajor = kMajorWeight(
       mm, f.getInputs()[cast<BlockArgument>(mm.getRhs()).getArgNumber()]);
-  SmallVector<Value> ins = {alias(loc, outer(mm.getLhs()), {rows, k}),
-                            kMajor ? kMajorWeightBuffer(b, kMajor, kMajorWeights)
-                                   : outer(mm.getRhs())};
+  Value rhs = kMajor ? kMajorWeightBuffer(b, kMajor, kMajorWeights)
+                     : outer(mm.getRhs());
+  if (!rhs)
+    return failure();
+  SmallVector<Value> ins = {alias(loc, outer(mm.getLhs()), {rows, k}), rhs};
   for (Value v : epilogueInputs) {
     auto t = cast<RankedTensorType>(v.getType());
     SmallVector<int64_t> view;

@@ -230,10 +230,18 @@ bool chooseMatmulPath(const LaunchSpec &s, const MatmulLayout &l,
   // small: at BERT's batch-1 shapes (M = 128) it took 0.49-0.82x the time
   // of mma with split-K (H200, micro-084418: QKV 0.0100 vs 0.0122 ms, FFN1
   // 0.0084 vs 0.0172, FFN2 0.0154 vs 0.0163).
-  const bool wgmmaWins =
-      wgmmaTakes && archHasWgmma(target.arch) &&
-      (ceilDiv(l.m, 128) * ceilDiv(l.n, 128) * l.batch >= 32 ||
-       (l.batch == 1 && l.m >= 64));
+  // tf32 keeps mma.sync with split-K for small products with a long K:
+  // wgmma rounds A in shared memory every k step (round_a_tf32), which
+  // little work per step cannot hide. H200, 2026-12-04: BERT 1x128 FFN2
+  // (128 x 768, K = 3072) 0.0402 ms on wgmma (micro-152228) against 0.0249
+  // on mma (micro-145616); with K = 768 wgmma was as fast or faster (FFN1
+  // 0.0146 against 0.0293).
+  const int64_t tiles128 = ceilDiv(l.m, 128) * ceilDiv(l.n, 128) * l.batch;
+  const bool tf32SmallLongK =
+      t == DType::F32 && tiles128 < 32 && l.k >= 2048;
+  const bool wgmmaWins = wgmmaTakes && archHasWgmma(target.arch) &&
+                         !tf32SmallLongK &&
+                         (tiles128 >= 32 || (l.batch == 1 && l.m >= 64));
   // (Other tf32 products have no wgmma kernel: --matmul-path=wgmma keeps
   // mma for them.)
   const bool wgmma =

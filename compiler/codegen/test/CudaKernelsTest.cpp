@@ -1416,6 +1416,10 @@ int checkTargetChoices() {
         "auto on tf32 with a K-major B, unaligned rows");
   check(pathFor("auto", "sm_80", 64, DType::F32, true, true), "mma",
         "auto on tf32 with a K-major B, sm_80");
+  // A small tf32 product (4 tiles of 128 x 128) with a long K keeps
+  // mma.sync with split-K.
+  check(pathFor("auto", "sm_90", 2048, DType::F32, true, true), "mma",
+        "auto on a small tf32 product with K = 2048");
   check(pathFor("wgmma", "sm_80", 64),
         "error: launch @choice_wgmma_sm_80 "
         "(matmul): the wgmma matmul path needs an sm_90 target (Hopper), not "
