@@ -82,9 +82,13 @@ PATH_FLAGS = {
                           "--set=matmul.tile_n=256", "--set=matmul.cluster=2"),
     "wgmma-256": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.warpgroups=2",
                   "--set=matmul.pingpong=false", "--set=matmul.stages=3", "--set=matmul.tile_n=256"),
-    # The same with four stages (tf32's default for many tiles).
+    # The same with four stages (the default for many tiles with K >= 4096,
+    # and tf32's), and that in pairs of blocks sharing B tiles.
     "wgmma-256-s4": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.warpgroups=2",
                      "--set=matmul.pingpong=false", "--set=matmul.stages=4", "--set=matmul.tile_n=256"),
+    "wgmma-256-s4-cluster": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.warpgroups=2",
+                             "--set=matmul.pingpong=false", "--set=matmul.stages=4",
+                             "--set=matmul.tile_n=256", "--set=matmul.cluster=2"),
     # The TMA kernel storing its fragments directly, or through shared
     # memory in 16-byte rows (the default with an epilogue program).
     "wgmma-direct": ("--matmul-path=wgmma", "--set=matmul.stage_out=false"),
