@@ -86,6 +86,10 @@ PATH_FLAGS = {
     # and tf32's), and that in pairs of blocks sharing B tiles.
     "wgmma-256-s4": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.warpgroups=2",
                      "--set=matmul.pingpong=false", "--set=matmul.stages=4", "--set=matmul.tile_n=256"),
+    # The default kernels with other tile-row groups (the TMA kernel's
+    # raster order; default 8).
+    "group4": ("--set=matmul.group_m=4",),
+    "group16": ("--set=matmul.group_m=16",),
     "wgmma-256-s4-cluster": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.warpgroups=2",
                              "--set=matmul.pingpong=false", "--set=matmul.stages=4",
                              "--set=matmul.tile_n=256", "--set=matmul.cluster=2"),
