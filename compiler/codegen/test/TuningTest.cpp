@@ -130,7 +130,8 @@ TEST(Tuning, CandidatesFollowDtypeAndAlignment) {
 // it is in the signature (a tf32 launch never takes an exact f32 launch's
 // cache entry or the reverse), a tuning config cannot set or clear it, and
 // every candidate keeps it: mma (the tf32 kernel) and simt (rounding its
-// loads), never wgmma. A plain f32 launch gets no tensor-core candidate.
+// loads), never wgmma with an N-major B (below: a K-major one). A plain f32
+// launch gets no tensor-core candidate.
 TEST(Tuning, TF32StaysWhatTheLaunchAsked) {
   TargetOptions sm90;
   LaunchSpec exact = configured(matmul(DType::F32, 1024, 1024, 1024), sm90);
@@ -174,6 +175,42 @@ TEST(Tuning, TF32StaysWhatTheLaunchAsked) {
     EXPECT_EQ(candidatePaths(tf32, level),
               (std::set<std::string>{"mma", "simt"}));
     EXPECT_EQ(candidatePaths(exact, level), (std::set<std::string>{"simt"}));
+  }
+}
+
+// A tf32 launch with both operands K-major (B [N, K]: what the lowering
+// makes of a constant weight) also gets wgmma candidates on sm_90, each on
+// the TMA kernel with k tiles of 32 (one 128-byte row of f32), none with
+// the f16 row of 64; every candidate keeps tf32.
+TEST(Tuning, TF32WithKMajorOperandsTakesWgmmaCandidates) {
+  TargetOptions sm90;
+  LaunchSpec asked = matmul(DType::F32, 2048, 1024, 2048);
+  asked.config.set("trans_b", ConfigValue::ofBool(true));
+  asked.inputs[1].shape = {2048, 1024};
+  asked.config.set("tf32", ConfigValue::ofBool(true));
+  LaunchSpec tf32 = configured(asked, sm90);
+  EXPECT_EQ(tf32.config.getString("path"), "wgmma");
+  EXPECT_EQ(tf32.config.getInt("tile_k"), 32);
+  EXPECT_TRUE(tf32.config.getBool("tma"));
+  for (autotune::SearchLevel level :
+       {autotune::SearchLevel::Default, autotune::SearchLevel::Max}) {
+    std::set<std::string> paths;
+    int wgmma = 0;
+    for (const autotune::TuningConfig &c :
+         tuningCandidates(tf32, level, sm90).kept) {
+      paths.insert(c.at("path"));
+      if (c.at("path") != "wgmma")
+        continue;
+      ++wgmma;
+      EXPECT_EQ(c.at("tile_k"), "32");
+      EXPECT_EQ(c.at("tma"), "true");
+      LaunchSpec applied = tf32;
+      std::string error;
+      EXPECT_TRUE(applyTuningConfig(applied, c, sm90, error)) << error;
+      EXPECT_TRUE(applied.config.getBool("tf32"));
+    }
+    EXPECT_EQ(paths, (std::set<std::string>{"wgmma", "mma", "simt"}));
+    EXPECT_GT(wgmma, 1);
   }
 }
 
