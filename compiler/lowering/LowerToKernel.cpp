@@ -9,6 +9,7 @@
 #include "compiler/lowering/Passes.h"
 
 #include "compiler/codegen/KernelSpec.h"
+#include "compiler/codegen/TensorBytes.h"
 #include "compiler/evaluator/Tensor.h"
 #include "compiler/lowering/SpecBridge.h"
 #include "dialects/graph/FusionMaps.h"
@@ -20,6 +21,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
 
 #define DEBUG_TYPE "kiln-lower-to-kernel"
 
@@ -267,23 +270,31 @@ static Value kMajorWeightBuffer(OpBuilder &b, graph::ConstantOp c,
     return v;
   auto t = cast<RankedTensorType>(c.getType());
   const int64_t k = t.getDimSize(0), n = t.getDimSize(1);
-  // Dense or resource-backed (tensorFromAttr reads both).
-  FailureOr<eval::Tensor> src = eval::tensorFromAttr(c.getValue());
-  if (failed(src)) {
+  // The weight's f32 bytes as the engine would store them (dense, splat or
+  // dense_resource), read without decoding each element.
+  std::vector<char> bytes;
+  std::string why;
+  if (!codegen::packElements(c.getValue(), bytes, why)) {
     c.emitError() << "cannot read the values of this tf32 product's weight "
-                     "to store it K-major";
+                     "to store it K-major: "
+                  << why;
     return Value();
   }
-  std::vector<float> out(static_cast<size_t>(k * n));
+  std::vector<float> src(static_cast<size_t>(k * n)),
+      out(static_cast<size_t>(k * n));
+  std::memcpy(src.data(), bytes.data(), src.size() * sizeof(float));
   for (int64_t i = 0; i < k; ++i)
     for (int64_t j = 0; j < n; ++j)
-      out[j * k + i] = eval::roundToTF32(
-          static_cast<float>(src->floats()[static_cast<size_t>(i * n + j)]));
+      out[j * k + i] = eval::roundToTF32(src[static_cast<size_t>(i * n + j)]);
   auto type = RankedTensorType::get({n, k}, t.getElementType());
-  auto attr = DenseElementsAttr::get(type, ArrayRef<float>(out));
   std::string name = nodeName(c.getLoc());
   if (!name.empty())
     name += ".kmajor";
+  // A resource blob like the weights the importer makes (elided when IR is
+  // printed).
+  ElementsAttr attr = graph::makeWeightAttr(
+      DenseElementsAttr::get(type, ArrayRef<float>(out)),
+      name.empty() ? "kmajor" : name);
   Value w = kern::WeightOp::create(
                 b, c.getLoc(), MemRefType::get({n, k}, t.getElementType()),
                 attr, name.empty() ? StringAttr() : b.getStringAttr(name))
