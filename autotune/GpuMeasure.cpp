@@ -1,6 +1,7 @@
 //===- GpuMeasure.cpp - Timing tuning candidates on the GPU ---------------===//
 #include "autotune/GpuMeasure.h"
 
+#include "CublasLt.h"
 #include "Cuda.h"
 #include "kiln/kiln.h"
 
@@ -17,6 +18,7 @@ namespace kiln::autotune {
 namespace {
 
 namespace cu = kiln::rt::cuda;
+namespace lt = kiln::rt::cublaslt;
 
 /// Bytes written to flush the L2 between timed runs (H200: 60 MiB of L2).
 constexpr size_t kFlushBytes = size_t(256) << 20;
@@ -75,6 +77,8 @@ public:
   bool load(size_t i, std::string &error) {
     unload();
     const GpuKernel &k = job_->candidates[i];
+    if (k.hasLibrary)
+      return loadLibraryCall(k, error);
     if (!ok(d_->cuModuleLoadDataEx(&module_, k.image.data(), 0, nullptr,
                                    nullptr),
             "cuModuleLoadDataEx", error) ||
@@ -121,6 +125,17 @@ public:
 
   bool launch(std::string &error) {
     const GpuKernel &k = *kernel_;
+    if (matmul_) {
+      const MatmulCall &c = k.library;
+      auto at = [&](int32_t i) -> CUdeviceptr { return i >= 0 ? ptrs_[i] : 0; };
+      if (kiln_status s = matmul_->run(ltHandle_, at(c.a), at(c.b), at(c.c),
+                                       at(c.d), at(c.bias), workspace_,
+                                       stream_, "cuBLASLt candidate")) {
+        error = statusText(s);
+        return false;
+      }
+      return true;
+    }
     return ok(d_->cuLaunchKernel(fn_, k.grid[0], k.grid[1], k.grid[2],
                                  k.block[0], k.block[1], k.block[2], k.smem,
                                  stream_, params_.data(), nullptr),
@@ -187,7 +202,75 @@ public:
     return good;
   }
 
+  ~Session() {
+    matmul_.reset();
+    if (ltHandle_)
+      lt_->cublasLtDestroy(ltHandle_);
+  }
+
 private:
+  /// A cuBLASLt candidate: the library, one handle and workspace per
+  /// worker, and the call's descriptors with the algorithm it names.
+  bool loadLibraryCall(const GpuKernel &k, std::string &error) {
+    const MatmulCall &c = k.library;
+    if (!lt_) {
+      if (kiln_status s = lt::getLibrary(lt_, "the cuBLASLt candidate")) {
+        error = statusText(s);
+        return false;
+      }
+      if (lt_->cublasLtCreate(&ltHandle_) != CUBLAS_STATUS_SUCCESS) {
+        ltHandle_ = nullptr;
+        error = "cublasLtCreate failed";
+        return false;
+      }
+    }
+    for (int32_t i : {c.a, c.b, c.c, c.d, c.bias})
+      if (i >= int32_t(ptrs_.size())) {
+        error = "the cuBLASLt call names buffer " + std::to_string(i) +
+                " of " + std::to_string(ptrs_.size());
+        return false;
+      }
+    if (c.workspaceBytes > workspaceBytes_) {
+      if (workspace_)
+        d_->cuMemFree(workspace_);
+      workspace_ = 0;
+      workspaceBytes_ = 0;
+      if (!ok(d_->cuMemAlloc(&workspace_, c.workspaceBytes), "cuMemAlloc",
+              error))
+        return false;
+      workspaceBytes_ = c.workspaceBytes;
+    }
+    lt::MatmulDesc d;
+    d.dtype = kiln_dtype_from_name(c.dtype.c_str());
+    d.tf32 = c.tf32;
+    d.m = c.m;
+    d.n = c.n;
+    d.k = c.k;
+    d.transA = c.transA;
+    d.transB = c.transB;
+    d.lda = c.lda;
+    d.ldb = c.ldb;
+    d.ldc = c.ldc;
+    d.batch = c.batch;
+    d.strideA = c.strideA;
+    d.strideB = c.strideB;
+    d.strideC = c.strideC;
+    d.alpha = c.alpha;
+    d.beta = c.beta;
+    d.epilogue = unsigned(c.epilogue);
+    d.algo = c.algo;
+    d.workspaceBytes = c.workspaceBytes;
+    d.alignment = c.alignment;
+    if (kiln_status s = lt::Matmul::create(
+            *lt_, ltHandle_, d, c.bias >= 0 ? ptrs_[c.bias] : 0,
+            /*exact=*/true, matmul_, "cuBLASLt candidate")) {
+      error = statusText(s);
+      return false;
+    }
+    kernel_ = &k;
+    return true;
+  }
+
   bool ok(CUresult r, const char *call, std::string &error) {
     if (r == CUDA_SUCCESS)
       return true;
@@ -207,6 +290,7 @@ private:
       d_->cuModuleUnload(module_);
     module_ = nullptr;
     kernel_ = nullptr;
+    matmul_.reset();
   }
 
   const GpuJob *job_ = nullptr;
@@ -220,6 +304,11 @@ private:
   std::vector<CUdeviceptr> ptrs_;
   std::vector<CUtensorMap> maps_; ///< the loaded candidate's tensor maps
   std::vector<void *> params_;    ///< its kernel parameters
+  const lt::Library *lt_ = nullptr;
+  cublasLtHandle_t ltHandle_ = nullptr;
+  std::unique_ptr<lt::Matmul> matmul_; ///< the loaded cuBLASLt candidate
+  CUdeviceptr workspace_ = 0;
+  uint64_t workspaceBytes_ = 0;
 };
 
 std::string fmtMs(double ms) {
@@ -390,6 +479,24 @@ std::vector<char> encodeJobBytes(const GpuJob &job) {
       w.num<uint32_t>(k.block[d]);
     }
     w.num<uint32_t>(k.smem);
+    w.num<uint8_t>(k.hasLibrary);
+    if (k.hasLibrary) {
+      const MatmulCall &c = k.library;
+      w.str(c.dtype);
+      w.num<uint8_t>(c.tf32);
+      for (uint64_t v : {c.m, c.n, c.k, c.lda, c.ldb, c.ldc, c.batch,
+                         c.strideA, c.strideB, c.strideC, c.workspaceBytes})
+        w.num<uint64_t>(v);
+      w.num<uint8_t>(c.transA);
+      w.num<uint8_t>(c.transB);
+      w.num<float>(c.alpha);
+      w.num<float>(c.beta);
+      w.num<uint8_t>(uint8_t(c.epilogue));
+      for (int32_t v : {c.a, c.b, c.c, c.d, c.bias})
+        w.num<int32_t>(v);
+      w.num<uint32_t>(c.algo);
+      w.num<uint32_t>(c.alignment);
+    }
     w.num<uint64_t>(k.tensorMaps.size());
     for (const TensorMapArg &m : k.tensorMaps) {
       w.num<uint32_t>(m.buffer);
@@ -440,8 +547,35 @@ bool decodeJobBytes(const std::vector<char> &bytes, GpuJob &job) {
     for (int d = 0; d < 3; ++d)
       if (!r.num(k.grid[d]) || !r.num(k.block[d]))
         return false;
+    uint8_t hasLibrary = 0;
+    if (!r.num(k.smem) || !r.num(hasLibrary) || hasLibrary > 1)
+      return false;
+    k.hasLibrary = hasLibrary;
+    if (k.hasLibrary) {
+      MatmulCall &c = k.library;
+      uint8_t tf32, ta, tb, ep;
+      if (!r.str(c.dtype) || !r.num(tf32))
+        return false;
+      for (uint64_t *v : {&c.m, &c.n, &c.k, &c.lda, &c.ldb, &c.ldc, &c.batch,
+                          &c.strideA, &c.strideB, &c.strideC,
+                          &c.workspaceBytes})
+        if (!r.num(*v))
+          return false;
+      if (!r.num(ta) || !r.num(tb) || !r.num(c.alpha) || !r.num(c.beta) ||
+          !r.num(ep) || ep > uint8_t(MatmulEpilogue::GeluTanhBias))
+        return false;
+      for (int32_t *v : {&c.a, &c.b, &c.c, &c.d, &c.bias})
+        if (!r.num(*v))
+          return false;
+      if (!r.num(c.algo) || !r.num(c.alignment))
+        return false;
+      c.tf32 = tf32;
+      c.transA = ta;
+      c.transB = tb;
+      c.epilogue = MatmulEpilogue(ep);
+    }
     uint64_t maps;
-    if (!r.num(k.smem) || !r.num(maps) || maps > bytes.size())
+    if (!r.num(maps) || maps > bytes.size())
       return false;
     k.tensorMaps.resize(maps);
     for (TensorMapArg &m : k.tensorMaps)
@@ -546,8 +680,15 @@ void probeBody(const Emit &emit) {
                           dev);
   d->cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
                           dev);
+  // cuBLASLt, where it loads, for its candidates ("none" otherwise).
+  std::string lt = "none";
+  const lt::Library *library = nullptr;
+  if (kiln_status s = lt::getLibrary(library, "the probe"))
+    kiln_status_free(s);
+  else
+    lt = std::to_string(library->version);
   emit("gpu " + std::to_string(d->version) + " sm_" + std::to_string(major) +
-       std::to_string(minor));
+       std::to_string(minor) + " " + lt);
 }
 
 } // namespace
@@ -673,7 +814,7 @@ std::vector<Measurement> measureOnGpu(const GpuJob &job,
 }
 
 bool probeGpu(std::string &driverVersion, std::string &arch,
-              std::string &error) {
+              std::string &error, std::string *cublasLtVersion) {
   std::vector<std::string> lines;
   WorkerEnd end = runWorker(
       [](const Emit &emit) {
@@ -683,7 +824,10 @@ bool probeGpu(std::string &driverVersion, std::string &arch,
   for (const std::string &line : lines) {
     if (line.rfind("gpu ", 0) == 0) {
       std::istringstream is(line.substr(4));
-      is >> driverVersion >> arch;
+      std::string lt;
+      is >> driverVersion >> arch >> lt;
+      if (cublasLtVersion)
+        *cublasLtVersion = lt.empty() ? "none" : lt;
       return true;
     }
     if (line.rfind("error ", 0) == 0) {

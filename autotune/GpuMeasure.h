@@ -12,6 +12,7 @@
 #ifndef KILN_AUTOTUNE_GPUMEASURE_H
 #define KILN_AUTOTUNE_GPUMEASURE_H
 
+#include "autotune/LibraryCall.h"
 #include "autotune/Measure.h"
 #include "autotune/TensorMap.h"
 
@@ -22,8 +23,11 @@
 namespace kiln::autotune {
 
 /// One compiled candidate. The entry takes one pointer per buffer, inputs
-/// first, then its tensor maps (TMA descriptors over those buffers).
+/// first, then its tensor maps (TMA descriptors over those buffers). Or a
+/// library call over those buffers (`hasLibrary`: no image, no entry).
 struct GpuKernel {
+  bool hasLibrary = false;
+  MatmulCall library; ///< operands index the buffers, inputs first
   std::vector<TensorMapArg> tensorMaps;
   std::vector<char> image; ///< cubin (or PTX text, NUL-terminated)
   std::string entry;
@@ -47,9 +51,11 @@ std::vector<Measurement> measureOnGpu(const GpuJob &job,
                                       std::vector<std::string> &notes);
 
 /// Asks a worker for the GPU: driver version ("13000") and device 0's arch
-/// ("sm_90"). False with `error` when there is no usable driver or device.
+/// ("sm_90"), and where asked, the cuBLASLt version ("130100") or "none"
+/// when the library does not load. False with `error` when there is no
+/// usable driver or device.
 bool probeGpu(std::string &driverVersion, std::string &arch,
-              std::string &error);
+              std::string &error, std::string *cublasLtVersion = nullptr);
 
 /// Makes every GPU worker a fresh process: the forked child execs
 /// `executable --kiln-gpu-worker ...` (which must call gpuWorkerMain), so no

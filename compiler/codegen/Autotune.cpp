@@ -2,6 +2,7 @@
 #include "compiler/codegen/Autotune.h"
 
 #include "autotune/GpuMeasure.h"
+#include "compiler/codegen/LibraryCalls.h"
 #include "compiler/codegen/cuda/CudaEmitter.h"
 #include "compiler/nvrtc/NvrtcCompiler.h"
 
@@ -70,10 +71,24 @@ bool measureSubset(const LaunchSpec &configured,
   };
   std::vector<Candidate> cands;
   std::vector<nvrtc::KernelRequest> requests;
+  // Library calls (cuBLASLt) need no compiling: they join the job after
+  // the compiled candidates, the reference never being one.
+  std::vector<std::pair<size_t, autotune::MatmulCall>> calls;
   for (size_t i : which) {
     LaunchSpec spec = configured;
     std::string why;
     cuda::KernelSource src;
+    autotune::MatmulCall call;
+    if (i != 0 && applyTuningConfig(spec, space.kept[i], target, why) &&
+        spec.config.getString("path") == "cublaslt") {
+      if (cublasLtCall(spec, call, why))
+        calls.emplace_back(i, call);
+      else
+        result.notes.push_back(autotune::printConfig(space.kept[i]) + ": " +
+                               why);
+      continue;
+    }
+    spec = configured;
     if (!applyTuningConfig(spec, space.kept[i], target, why) ||
         !cuda::emitKernelSource(spec, src, why)) {
       if (i == 0) {
@@ -138,6 +153,13 @@ bool measureSubset(const LaunchSpec &configured,
     k.tensorMaps = cands[i].tensorMaps;
     job.candidates.push_back(std::move(k));
     spaceOf.push_back(cands[i].space);
+  }
+  for (const auto &[i, call] : calls) {
+    autotune::GpuKernel k;
+    k.hasLibrary = true;
+    k.library = call;
+    job.candidates.push_back(std::move(k));
+    spaceOf.push_back(i);
   }
   result.candidates += job.candidates.size();
 

@@ -1,6 +1,7 @@
 //===- CompileModule.cpp - Kernel-dialect module to a CompiledModel -------===//
 #include "compiler/codegen/CompiledModel.h"
 
+#include "compiler/codegen/LibraryCalls.h"
 #include "compiler/codegen/TensorBytes.h"
 #include "compiler/codegen/cuda/CudaEmitter.h"
 #include "compiler/lowering/Passes.h"
@@ -166,8 +167,38 @@ FailureOr<CompiledModel> compileModule(ModuleOp module,
     FailureOr<LaunchSpec> spec = specFromLaunch(launch);
     if (failed(spec))
       return WalkResult::interrupt();
-    cuda::KernelSource src;
+    // Operands: one buffer reference each, inputs then outputs.
+    std::vector<LaunchArg> operands;
+    for (Value v : launch->getOperands()) {
+      BufferRoot r = resolveBuffer(v);
+      auto found = bufferOf.find(r.root);
+      if (found == bufferOf.end())
+        return launch.emitOpError()
+               << "uses a buffer that is not an argument, alloc or weight";
+      LaunchArg arg;
+      arg.kind = LaunchArg::Kind::BufferRef;
+      arg.buffer = found->second;
+      arg.value = static_cast<uint64_t>(r.offset);
+      operands.push_back(arg);
+    }
     std::string error;
+    if (spec->kind == "matmul" &&
+        spec->config.getString("path") == "cublaslt") {
+      Launch l;
+      l.name = spec->name;
+      l.kind = spec->kind;
+      l.nodes = nodeList(launch.getLoc());
+      l.bytes = operandBytes(*spec);
+      l.flops = estimateFlops(*spec);
+      l.args = std::move(operands);
+      l.hasLibrary = true;
+      l.libraryVersion = spec->config.getString("lt_version");
+      if (!cublasLtCall(*spec, l.library, error))
+        return launch.emitOpError() << "cuBLASLt cannot run it: " << error;
+      m.launches.push_back(std::move(l));
+      return WalkResult::advance();
+    }
+    cuda::KernelSource src;
     if (!cuda::emitKernelSource(*spec, src, error))
       return launch.emitOpError() << error;
     // Arch-specific kernels (wgmma) compile for the "a" variant of the
@@ -201,18 +232,7 @@ FailureOr<CompiledModel> compileModule(ModuleOp module,
     // The wait is compiled in only for sm_90 and later (common.cuh): an
     // sm_80 engine JIT-compiled on a Hopper GPU must not be launched early.
     l.programmatic = src.gridDependencySync && archAtLeast(options.arch, 90);
-    for (Value v : launch->getOperands()) {
-      BufferRoot r = resolveBuffer(v);
-      auto found = bufferOf.find(r.root);
-      if (found == bufferOf.end())
-        return launch.emitOpError()
-               << "uses a buffer that is not an argument, alloc or weight";
-      LaunchArg arg;
-      arg.kind = LaunchArg::Kind::BufferRef;
-      arg.buffer = found->second;
-      arg.value = static_cast<uint64_t>(r.offset);
-      l.args.push_back(arg);
-    }
+    l.args = std::move(operands);
     // Tensor maps follow the pointers; their operand index becomes that
     // operand's buffer and offset.
     for (const autotune::TensorMapArg &tm : src.tensorMaps) {

@@ -23,6 +23,7 @@
 #ifndef KILN_COMPILER_CODEGEN_COMPILEDMODEL_H
 #define KILN_COMPILER_CODEGEN_COMPILEDMODEL_H
 
+#include "autotune/LibraryCall.h"
 #include "autotune/TensorMap.h"
 #include "compiler/codegen/KernelSpec.h"
 #include "compiler/nvrtc/NvrtcCompiler.h"
@@ -107,6 +108,11 @@ struct Launch {
   /// TMA descriptors of the TensorMap arguments; `buffer` indexes
   /// CompiledModel::buffers.
   std::vector<autotune::TensorMapArg> tensorMaps;
+  /// A library call in place of a kernel (`kernel` unused): a matmul whose
+  /// config says path = cublaslt. Its operands index `args`.
+  bool hasLibrary = false;
+  autotune::MatmulCall library;
+  std::string libraryVersion; ///< the config's lt_version
 };
 
 struct CompiledModel {

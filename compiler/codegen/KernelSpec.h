@@ -199,6 +199,9 @@ struct TargetOptions {
   /// such as rows not 16-byte aligned, keep mma) or "simt". Paths a dtype
   /// cannot use fall back to simt.
   std::string matmulPath = "auto";
+  /// cublasLtGetVersion() of the library the autotuner may measure
+  /// ("130100"); empty: cuBLASLt is no candidate.
+  std::string cublasLtVersion;
 };
 
 /// Whether `arch` has wgmma (sm_90, compiled as sm_90a).

@@ -100,8 +100,13 @@ bool applyTuningConfig(LaunchSpec &spec, const autotune::TuningConfig &config,
 autotune::PrunedSpace tuningCandidates(const LaunchSpec &configured,
                                        autotune::SearchLevel level,
                                        const TargetOptions &target) {
-  const std::vector<autotune::TuningConfig> space =
+  std::vector<autotune::TuningConfig> space =
       autotune::searchSpace(configured.kind, level, target.arch);
+  // cuBLASLt where the autotuner found it: its heuristic's first four
+  // answers (all eight at max), each a candidate like any kernel.
+  if (configured.kind == "matmul" && !target.cublasLtVersion.empty())
+    for (int a = 0; a < (level == autotune::SearchLevel::Max ? 8 : 4); ++a)
+      space.push_back({{"path", "cublaslt"}, {"algo", std::to_string(a)}});
   return autotune::pruneSpace(
       tuningConfigOf(configured), space,
       [&](const autotune::TuningConfig &candidate,

@@ -719,6 +719,89 @@ std::string verifyTensorMap(const fb::TensorMap &m, const fb::Plan &plan) {
   return {};
 }
 
+/// Why a library call cannot run over `kernel`'s arguments; empty if it can.
+std::string verifyLibraryCall(const fb::LibraryCall &l, const fb::Kernel &kernel,
+                              const fb::Plan &plan) {
+  if (l.kind() != fb::LibraryKind::CublasLtMatmul)
+    return format("unknown library kind %u", unsigned(l.kind()));
+  const fb::DType t = l.dtype();
+  if (t != fb::DType::F16 && t != fb::DType::BF16 && t != fb::DType::F32)
+    return format("a cuBLASLt matmul of dtype %u (F16, BF16 or F32 only)",
+                  unsigned(t));
+  if (l.tf32() && t != fb::DType::F32)
+    return "tf32 is set on a matmul that is not F32";
+  if (unsigned(l.epilogue()) > unsigned(fb::MatmulEpilogue::GeluTanhBias))
+    return format("unknown epilogue %u", unsigned(l.epilogue()));
+  const uint64_t lim = uint64_t(1) << 31;
+  if (l.m() < 1 || l.n() < 1 || l.k() < 1 || l.m() >= lim || l.n() >= lim ||
+      l.k() >= lim || l.batch() < 1 || l.batch() >= lim)
+    return format("extents m %llu, n %llu, k %llu, batch %llu are out of "
+                  "range (1..2^31)",
+                  (unsigned long long)l.m(), (unsigned long long)l.n(),
+                  (unsigned long long)l.k(), (unsigned long long)l.batch());
+  const bool bias = l.epilogue() == fb::MatmulEpilogue::Bias ||
+                    l.epilogue() == fb::MatmulEpilogue::ReluBias ||
+                    l.epilogue() == fb::MatmulEpilogue::GeluTanhBias;
+  const uint32_t numArgs = kernel.args() ? kernel.args()->size() : 0;
+  const uint64_t elt = dtypeSize(t);
+  // Every operand must lie inside its buffer: (rows, cols, ld, stride) of
+  // the column-major matrix, or a vector of `rows` for the bias.
+  struct Operand {
+    const char *name;
+    int32_t index;
+    bool needed;
+    uint64_t rows, cols, ld, stride;
+  };
+  const Operand ops[] = {
+      {"A", l.a(), true, l.trans_a() ? l.k() : l.m(),
+       l.trans_a() ? l.m() : l.k(), l.lda(), l.stride_a()},
+      {"B", l.b(), true, l.trans_b() ? l.n() : l.k(),
+       l.trans_b() ? l.k() : l.n(), l.ldb(), l.stride_b()},
+      {"C", l.c(), l.beta() != 0, l.m(), l.n(), l.ldc(), l.stride_c()},
+      {"D", l.d(), true, l.m(), l.n(), l.ldc(), l.stride_c()},
+      {"bias", l.bias(), bias, l.m(), 1, l.m(), 0},
+  };
+  for (const Operand &o : ops) {
+    if (o.index < 0) {
+      if (o.needed)
+        return format("operand %s is missing", o.name);
+      continue;
+    }
+    if (!o.needed)
+      return format("operand %s is given but not used", o.name);
+    if (uint32_t(o.index) >= numArgs)
+      return format("operand %s is argument %d of %u", o.name, o.index,
+                    numArgs);
+    const fb::Arg *arg = kernel.args()->Get(uint32_t(o.index));
+    if (arg->kind() != fb::ArgKind::BufferRef)
+      return format("operand %s (argument %d) is not a buffer reference",
+                    o.name, o.index);
+    if (o.ld < o.rows || o.ld >= lim || o.stride >= (uint64_t(1) << 40))
+      return format("operand %s: leading dimension %llu is less than its "
+                    "%llu rows or out of range",
+                    o.name, (unsigned long long)o.ld,
+                    (unsigned long long)o.rows);
+    const uint64_t last = (l.batch() - 1) * o.stride + (o.cols - 1) * o.ld +
+                          o.rows;
+    const uint64_t bytes = last * elt;
+    const uint64_t size = plan.buffers()->Get(arg->buffer())->size();
+    if (arg->value() > size || bytes > size - arg->value())
+      return format("operand %s needs %llu bytes from offset %llu of buffer "
+                    "%u, which has %llu",
+                    o.name, (unsigned long long)bytes,
+                    (unsigned long long)arg->value(), arg->buffer(),
+                    (unsigned long long)size);
+  }
+  if (l.alignment() == 0 || (l.alignment() & (l.alignment() - 1)) ||
+      l.alignment() > 256)
+    return format("alignment %u is not a power of two up to 256",
+                  l.alignment());
+  if (l.workspace_bytes() > (uint64_t(1) << 32))
+    return format("workspace of %llu bytes exceeds 4 GiB",
+                  (unsigned long long)l.workspace_bytes());
+  return "";
+}
+
 kiln_status verifyKernels(const EngineView &view, const fb::Plan *plan,
                           const std::string &where) {
   const std::string &source = view.source;
@@ -733,7 +816,7 @@ kiln_status verifyKernels(const EngineView &view, const fb::Plan *plan,
     name += " '" + printable(kernel->name()->str()) + "'";
     if (!isCleanString(kernel->entry()) || kernel->entry()->size() == 0)
       return invalid(source, name + ": entry symbol is empty or holds a NUL");
-    if (kernel->image() >= numImages)
+    if (!kernel->library() && kernel->image() >= numImages)
       return invalid(source, name + format(": image %u does not exist (the "
                                            "plan has %u)",
                                            kernel->image(), numImages));
@@ -835,6 +918,12 @@ kiln_status verifyKernels(const EngineView &view, const fb::Plan *plan,
                                                 unsigned(arg->kind())));
       }
       paramBytes = (paramBytes + width - 1) / width * width + width;
+    }
+    // After the arguments: the call's operands index them.
+    if (const fb::LibraryCall *l = kernel->library()) {
+      std::string why = verifyLibraryCall(*l, *kernel, *plan);
+      if (!why.empty())
+        return invalid(source, name + ": library call: " + why);
     }
     if (paramBytes > kMaxKernelParamBytes)
       return invalid(

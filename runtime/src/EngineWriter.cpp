@@ -207,11 +207,22 @@ std::vector<uint8_t> buildPlan(const PlanSpec &p) {
           fbb.CreateVector(m.box), m.swizzle));
     fb::Dim3 grid(k.grid.x, k.grid.y, k.grid.z);
     fb::Dim3 block(k.block.x, k.block.y, k.block.z);
+    flatbuffers::Offset<fb::LibraryCall> library = 0;
+    if (k.hasLibrary) {
+      const LibraryCallSpec &l = k.library;
+      library = fb::CreateLibraryCall(
+          fbb, fb::LibraryKind::CublasLtMatmul, static_cast<fb::DType>(l.dtype),
+          l.tf32, l.m, l.n, l.k, l.transA, l.transB, l.lda, l.ldb, l.ldc,
+          l.batch, l.strideA, l.strideB, l.strideC, l.alpha, l.beta,
+          static_cast<fb::MatmulEpilogue>(l.epilogue), l.a, l.b, l.c, l.d,
+          l.bias, l.algo, l.workspaceBytes, l.alignment, l.libraryVersion);
+    }
     kernels.push_back(fb::CreateKernel(
         fbb, fbb.CreateString(k.name), k.image, fbb.CreateString(k.entry),
         &grid, &block, k.dynamicSharedBytes, fbb.CreateVectorOfStructs(args),
         k.nodes.empty() ? 0 : fbb.CreateString(k.nodes), k.bytes, k.flops,
-        k.programmaticLaunch, maps.empty() ? 0 : fbb.CreateVector(maps)));
+        k.programmaticLaunch, maps.empty() ? 0 : fbb.CreateVector(maps),
+        library));
   }
   auto root =
       fb::CreatePlan(fbb, p.rank, fbb.CreateVector(buffers),

@@ -266,6 +266,8 @@ kiln_status EngineData::prepareRank(DeviceState &dev, uint32_t rank,
   state->functions.assign(numKernels, nullptr);
   for (uint32_t k = 0; k < numKernels; ++k) {
     const fb::Kernel *kernel = plan.kernels()->Get(k);
+    if (kernel->library())
+      continue; // a library call (the context prepares it), no module
     uint32_t img = kernel->image();
     if (!modules[img])
       KILN_RETURN_IF_ERROR(
@@ -454,10 +456,21 @@ kiln_status Context::create(std::shared_ptr<EngineData> engine, int device,
                "tensor-parallel ranks; running sharded engines needs "
                "collectives (NCCL), which this runtime does not have yet",
                view.source.c_str(), view.plans.size()));
+  // A library the engine needs is looked for first: its absence is a
+  // property of this machine whatever the GPU.
+  const cublaslt::Library *cublasLt = nullptr;
+  if (const auto *kernels = view.plans[rank]->kernels())
+    for (uint32_t k = 0; k < kernels->size() && !cublasLt; ++k)
+      if (kernels->Get(k)->library())
+        KILN_RETURN_IF_ERROR(cublaslt::getLibrary(
+            cublasLt, format("kiln_context_create: engine '%s': %s",
+                             view.source.c_str(),
+                             kernelName(*view.plans[rank], k).c_str())));
   const cuda::Driver *driver = nullptr;
   KILN_RETURN_IF_ERROR(cuda::getDriver(driver));
 
   std::unique_ptr<Context> ctx(new Context);
+  ctx->cublasLt_ = cublasLt;
   ctx->engine_ = engine;
   ctx->rank_ = rank;
   ctx->plan_ = view.plans[rank];
@@ -527,6 +540,8 @@ kiln_status Context::create(std::shared_ptr<EngineData> engine, int device,
     KILN_RETURN_IF_ERROR(
         cuda::check(*driver, scope.result(), "cuCtxPushCurrent", ctx->where()));
     KILN_RETURN_IF_ERROR(ctx->updateArguments());
+    if (ctx->cublasLt_)
+      KILN_RETURN_IF_ERROR(ctx->prepareLibraryCalls());
   }
 
   const char *graphs = std::getenv("KILN_CUDA_GRAPHS");
@@ -543,6 +558,11 @@ Context::~Context() {
   if (scope.result() != CUDA_SUCCESS)
     return;
   dropGraph();
+  matmuls_.clear();
+  if (cublasLtHandle_)
+    cublasLt_->cublasLtDestroy(cublasLtHandle_);
+  if (workspace_)
+    driver_->cuMemFree(workspace_);
   if (captureStream_)
     driver_->cuStreamDestroy(captureStream_);
   if (arena_)
@@ -767,10 +787,82 @@ kiln_status Context::copyOut(const char *name, void *host, size_t bytes,
                      "cuStreamSynchronize", what);
 }
 
+kiln_status Context::prepareLibraryCalls() {
+  const fb::Plan &plan = *plan_;
+  const uint32_t numKernels = plan.kernels() ? plan.kernels()->size() : 0;
+  matmuls_.resize(numKernels);
+  uint64_t workspace = 0;
+  for (uint32_t k = 0; k < numKernels; ++k)
+    if (const fb::LibraryCall *l = plan.kernels()->Get(k)->library())
+      workspace = std::max<uint64_t>(workspace, l->workspace_bytes());
+  cublasStatus_t st = cublasLt_->cublasLtCreate(&cublasLtHandle_);
+  if (st != CUBLAS_STATUS_SUCCESS) {
+    cublasLtHandle_ = nullptr;
+    return makeStatus(KILN_DEVICE_ERROR,
+                      format("%s: cublasLtCreate failed: %s", where().c_str(),
+                             cublaslt::statusText(*cublasLt_, st).c_str()));
+  }
+  if (workspace > 0)
+    KILN_RETURN_IF_ERROR(allocate(*driver_, *device_, workspace,
+                                  where() + ": allocating the cuBLASLt "
+                                            "workspace",
+                                  workspace_));
+  for (uint32_t k = 0; k < numKernels; ++k) {
+    const fb::Kernel *kernel = plan.kernels()->Get(k);
+    const fb::LibraryCall *l = kernel->library();
+    if (!l)
+      continue;
+    cublaslt::MatmulDesc d;
+    d.dtype = static_cast<kiln_dtype>(l->dtype());
+    d.tf32 = l->tf32();
+    d.m = l->m();
+    d.n = l->n();
+    d.k = l->k();
+    d.transA = l->trans_a();
+    d.transB = l->trans_b();
+    d.lda = l->lda();
+    d.ldb = l->ldb();
+    d.ldc = l->ldc();
+    d.batch = l->batch();
+    d.strideA = l->stride_a();
+    d.strideB = l->stride_b();
+    d.strideC = l->stride_c();
+    d.alpha = l->alpha();
+    d.beta = l->beta();
+    d.epilogue = unsigned(l->epilogue());
+    d.algo = l->algo();
+    d.workspaceBytes = workspace_ ? l->workspace_bytes() : 0;
+    d.alignment = l->alignment();
+    const CUdeviceptr bias =
+        l->bias() >= 0 ? args_[k].slots[uint32_t(l->bias())] : 0;
+    KILN_RETURN_IF_ERROR(cublaslt::Matmul::create(
+        *cublasLt_, cublasLtHandle_, d, bias, /*exact=*/false, matmuls_[k],
+        where() + ": " + kernelName(plan, k)));
+  }
+  return nullptr;
+}
+
+kiln_status Context::runLibraryCall(CUstream stream, size_t step) {
+  const fb::Plan &plan = *plan_;
+  const uint32_t k = launches_[step].kernel;
+  const fb::LibraryCall &l = *plan.kernels()->Get(k)->library();
+  const std::vector<uint64_t> &slots = args_[k].slots;
+  auto operand = [&](int32_t i) -> CUdeviceptr {
+    return i >= 0 ? slots[uint32_t(i)] : 0;
+  };
+  return matmuls_[k]->run(
+      cublasLtHandle_, operand(l.a()), operand(l.b()), operand(l.c()),
+      operand(l.d()), operand(l.bias()), workspace_, stream,
+      format("kiln_run: %s: %s, step %zu of the launch order", where().c_str(),
+             kernelName(plan, k).c_str(), step));
+}
+
 kiln_status Context::launchStep(CUstream stream, size_t step) {
   const fb::Plan &plan = *plan_;
   const Launch &launch = launches_[step];
   const fb::Kernel *k = plan.kernels()->Get(launch.kernel);
+  if (k->library())
+    return runLibraryCall(stream, step);
   const fb::Dim3 *g = k->grid(), *b = k->block();
   void **params = args_[launch.kernel].pointers.empty()
                       ? nullptr

@@ -9,6 +9,7 @@
 #ifndef KILN_RUNTIME_EXECUTOR_H
 #define KILN_RUNTIME_EXECUTOR_H
 
+#include "CublasLt.h"
 #include "Cuda.h"
 #include "EngineReader.h"
 
@@ -152,6 +153,10 @@ private:
   kiln_status updateArguments();
   kiln_status launchAll(CUstream stream);
   kiln_status launchStep(CUstream stream, size_t step);
+  /// The library calls' handle, workspace and prepared matmuls (after
+  /// updateArguments: the heuristic sees the operands' addresses).
+  kiln_status prepareLibraryCalls();
+  kiln_status runLibraryCall(CUstream stream, size_t step);
   kiln_status capture();
   void dropGraph();
   std::string where() const;
@@ -169,6 +174,12 @@ private:
   std::vector<CUdeviceptr> bufferAddress_; ///< by plan buffer
   std::vector<KernelArgs> args_;           ///< by kernel
   std::vector<Launch> launches_;           ///< in launch order
+
+  /// cuBLASLt, when the plan has library calls (fb::LibraryCall).
+  const cublaslt::Library *cublasLt_ = nullptr;
+  cublasLtHandle_t cublasLtHandle_ = nullptr;
+  std::vector<std::unique_ptr<cublaslt::Matmul>> matmuls_; ///< by kernel
+  CUdeviceptr workspace_ = 0; ///< the largest call's workspace, shared
 
   bool useGraphs_ = true;
   bool lastRunUsedGraph_ = false;

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
@@ -123,6 +124,38 @@ Fixture makeFixture() {
   p.kernels = {k0, k1};
   p.launchOrder = {0, 1, 0};
   return f;
+}
+
+/// Adds kernel 2: a cuBLASLt f32 matmul, D (y, 8 x 2 column-major) = A
+/// (w1, 8 x 8) B (x, 8 x 2) plus a bias of 8 (w2), launched last.
+void addLibraryCall(Fixture &f) {
+  KernelSpec k;
+  k.name = "gemm";
+  k.entry = "cublasLtMatmul";
+  k.grid = {1, 1, 1};
+  k.block = {1, 1, 1};
+  k.args = {ArgSpec::bufferRef(6), ArgSpec::bufferRef(0), ArgSpec::bufferRef(2),
+            ArgSpec::bufferRef(7)};
+  k.hasLibrary = true;
+  LibraryCallSpec &l = k.library;
+  l.dtype = KILN_DTYPE_F32;
+  l.m = 8;
+  l.n = 2;
+  l.k = 8;
+  l.lda = 8;
+  l.ldb = 8;
+  l.ldc = 8;
+  l.a = 0;
+  l.b = 1;
+  l.d = 2;
+  l.bias = 3;
+  l.epilogue = 1; // Bias
+  l.algo = 2;
+  l.workspaceBytes = 1 << 20;
+  l.alignment = 16;
+  l.libraryVersion = 130100;
+  f.plan.kernels.push_back(k);
+  f.plan.launchOrder.push_back(2);
 }
 
 EngineWriter build(const Fixture &f) {
@@ -1158,7 +1191,124 @@ std::vector<SemanticCase> semanticCases() {
        "tensor_parallel_ranks is 0"},
       {"plan rank out of range", [](Fixture &f) { f.plan.rank = 1; },
        "rank 1 but the manifest has 1 tensor-parallel ranks"},
+      // Library calls (fb::LibraryCall): operands inside their buffers.
+      {"library call operand past its buffer",
+       [](Fixture &f) {
+         addLibraryCall(f);
+         f.plan.kernels[2].library.ldb = 9;
+       },
+       "kernel 2 'gemm': library call: operand B needs 68 bytes from offset 0 "
+       "of buffer 0, which has 64"},
+      {"library call bias missing",
+       [](Fixture &f) {
+         addLibraryCall(f);
+         f.plan.kernels[2].library.bias = -1;
+       },
+       "kernel 2 'gemm': library call: operand bias is missing"},
+      {"library call operand not a buffer",
+       [](Fixture &f) {
+         addLibraryCall(f);
+         f.plan.kernels[2].args[3] = ArgSpec::u32(0);
+       },
+       "library call: operand bias (argument 3) is not a buffer reference"},
+      {"library call operand index",
+       [](Fixture &f) {
+         addLibraryCall(f);
+         f.plan.kernels[2].library.d = 4;
+       },
+       "library call: operand D is argument 4 of 4"},
+      {"library call C without beta",
+       [](Fixture &f) {
+         addLibraryCall(f);
+         f.plan.kernels[2].library.c = 2;
+       },
+       "library call: operand C is given but not used"},
+      {"library call epilogue",
+       [](Fixture &f) {
+         addLibraryCall(f);
+         f.plan.kernels[2].library.epilogue = 9;
+       },
+       "library call: unknown epilogue 9"},
+      {"library call tf32 on f16",
+       [](Fixture &f) {
+         addLibraryCall(f);
+         f.plan.kernels[2].library.dtype = KILN_DTYPE_F16;
+         f.plan.kernels[2].library.tf32 = true;
+       },
+       "library call: tf32 is set on a matmul that is not F32"},
+      {"library call leading dimension",
+       [](Fixture &f) {
+         addLibraryCall(f);
+         f.plan.kernels[2].library.lda = 4;
+       },
+       "library call: operand A: leading dimension 4 is less than its 8 rows"},
+      {"library call extents",
+       [](Fixture &f) {
+         addLibraryCall(f);
+         f.plan.kernels[2].library.k = 0;
+       },
+       "library call: extents m 8, n 2, k 0, batch 1 are out of range"},
   };
+}
+
+TEST(EngineFormat, LibraryCallRoundTrip) {
+  Fixture f = makeFixture();
+  addLibraryCall(f);
+  // A library call names no image: an index past the images is not read.
+  f.plan.kernels[2].image = 77;
+  Bytes bytes = write(f);
+  kiln::rt::EngineView view;
+  ASSERT_EQ(kiln::rt::verifyEngineImage(bytes.data(), bytes.size(), "e", view),
+            nullptr);
+  const kiln::fb::Kernel *k = view.plans[0]->kernels()->Get(2);
+  ASSERT_NE(k->library(), nullptr);
+  EXPECT_EQ(view.plans[0]->kernels()->Get(0)->library(), nullptr);
+  const kiln::fb::LibraryCall *l = k->library();
+  EXPECT_EQ(l->kind(), kiln::fb::LibraryKind::CublasLtMatmul);
+  EXPECT_EQ(l->dtype(), kiln::fb::DType::F32);
+  EXPECT_EQ(l->m(), 8u);
+  EXPECT_EQ(l->n(), 2u);
+  EXPECT_EQ(l->k(), 8u);
+  EXPECT_EQ(l->batch(), 1u);
+  EXPECT_EQ(l->epilogue(), kiln::fb::MatmulEpilogue::Bias);
+  EXPECT_EQ(l->a(), 0);
+  EXPECT_EQ(l->c(), -1);
+  EXPECT_EQ(l->bias(), 3);
+  EXPECT_EQ(l->algo(), 2u);
+  EXPECT_EQ(l->workspace_bytes(), 1u << 20);
+  EXPECT_EQ(l->alignment(), 16u);
+  EXPECT_EQ(l->library_version(), 130100u);
+  EXPECT_FLOAT_EQ(l->alpha(), 1.0f);
+}
+
+TEST(EngineRuntime, MissingCublasLtIsNamedBeforeAnyGpuCall) {
+  Fixture f = makeFixture();
+  addLibraryCall(f);
+  Bytes bytes = write(f);
+  const char *old = std::getenv("KILN_CUBLASLT_LIBRARY");
+  std::string saved = old ? old : "";
+  setenv("KILN_CUBLASLT_LIBRARY", "/nonexistent/libcublasLt.so.13", 1);
+  kiln_engine *engine = nullptr;
+  ASSERT_EQ(kiln_engine_load_from_memory(bytes.data(), bytes.size(), &engine),
+            nullptr);
+  kiln_context *ctx = nullptr;
+  kiln_status s = kiln_context_create(engine, 0, &ctx);
+  EXPECT_EQ(ctx, nullptr);
+  EXPECT_EQ(kiln_status_code(s), KILN_UNIMPLEMENTED);
+  const std::string msg = kiln_status_message(s);
+  EXPECT_NE(msg.find("kiln_context_create: engine '"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("kernel 2 'gemm'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("calls cuBLASLt, but /nonexistent/libcublasLt.so.13 "
+                     "cannot be loaded"),
+            std::string::npos)
+      << msg;
+  kiln_status_free(s);
+  kiln_engine_free(engine);
+  if (old)
+    setenv("KILN_CUBLASLT_LIBRARY", saved.c_str(), 1);
+  else
+    unsetenv("KILN_CUBLASLT_LIBRARY");
 }
 
 TEST(EngineSemantics, EachInconsistencyIsNamed) {

@@ -128,6 +128,20 @@ int main(int argc, char **argv) {
           std::printf("        nodes: %s; operand bytes %s; flops %llu\n",
                       k->nodes() ? k->nodes()->c_str() : "(unknown)", human(k->bytes()).c_str(),
                       (unsigned long long)k->flops());
+        if (const fb::LibraryCall *l = k->library())
+          std::printf("        cublasLt matmul: %s%s m %llu n %llu k %llu%s%s batch %llu "
+                      "lda %llu ldb %llu ldc %llu alpha %g beta %g epilogue %s algo %u "
+                      "workspace %s (measured with cuBLASLt %s)\n",
+                      fb::EnumNameDType(l->dtype()), l->tf32() ? " tf32" : "",
+                      (unsigned long long)l->m(), (unsigned long long)l->n(),
+                      (unsigned long long)l->k(), l->trans_a() ? " transA" : "",
+                      l->trans_b() ? " transB" : "", (unsigned long long)l->batch(),
+                      (unsigned long long)l->lda(), (unsigned long long)l->ldb(),
+                      (unsigned long long)l->ldc(), double(l->alpha()), double(l->beta()),
+                      fb::EnumNameMatmulEpilogue(l->epilogue()), l->algo(),
+                      human(l->workspace_bytes()).c_str(),
+                      l->library_version() ? std::to_string(l->library_version()).c_str()
+                                           : "unknown");
         if (!k->args())
           continue;
         std::printf("        args:");

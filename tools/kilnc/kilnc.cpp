@@ -336,9 +336,9 @@ int main(int argc, char **argv) {
   // Workers are fresh processes of this executable, whatever this one has
   // loaded or initialized.
   kiln::autotune::setGpuWorkerExecutable("/proc/self/exe");
-  std::string probedDriver = "none", probedArch, probeError;
+  std::string probedDriver = "none", probedArch, probeError, probedCublasLt = "none";
   if (autotuneLevel != "off" &&
-      !kiln::autotune::probeGpu(probedDriver, probedArch, probeError))
+      !kiln::autotune::probeGpu(probedDriver, probedArch, probeError, &probedCublasLt))
     probedDriver = "none";
   // (With no GPU found, defaultTargetArch's own probe is harmless: nothing
   // will be measured.)
@@ -380,6 +380,9 @@ int main(int argc, char **argv) {
     kiln::codegen::TargetOptions target;
     target.arch = arch;
     target.matmulPath = matmulPath;
+    // cuBLASLt is a candidate where the GPU worker could load it.
+    if (canMeasure && probedCublasLt != "none")
+      target.cublasLtVersion = probedCublasLt;
     std::vector<kiln::LaunchTuning> report;
     if (failed(kiln::applyTuningCache(*module, tuningCachePath.empty() ? nullptr : &cache,
                                       tuningCachePath, toolchain,

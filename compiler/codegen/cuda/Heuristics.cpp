@@ -9,6 +9,7 @@
 #include "compiler/codegen/KernelSpec.h"
 #include "compiler/codegen/cuda/EmitterSupport.h"
 #include "compiler/codegen/cuda/IndexSpace.h"
+#include "compiler/codegen/LibraryCalls.h"
 #include "compiler/codegen/cuda/Layouts.h"
 
 #include <algorithm>
@@ -889,6 +890,32 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       c.erase("pingpong");
       c.erase("cluster");
     }
+    if (path == "cublaslt") {
+      // A library call (LibraryCalls.h), never the heuristic's choice: only
+      // a measurement or --set puts it here. No kernel of Kiln's runs.
+      autotune::MatmulCall call;
+      if (!cublasLtCall(s, call, why))
+        return fail("cuBLASLt cannot run this matmul: " + why);
+      for (const char *k : {"tile_m", "tile_n", "tile_k", "warps_m",
+                            "warps_n", "stage_out", "stages", "split_k",
+                            "warpgroups"})
+        c.erase(k);
+      c.setDefault("algo", ConfigValue::ofInt(0));
+      if (c.getInt("algo") < 0 || c.getInt("algo") > 7)
+        return fail("algo must be in [0, 7] (an answer of cuBLASLt's "
+                    "heuristic)");
+      // The library version that measured it, recorded in the engine.
+      c.setDefault("lt_version", ConfigValue::ofString(
+                                     target.cublasLtVersion.empty()
+                                         ? "unknown"
+                                         : target.cublasLtVersion));
+      s.grid = {1, 1, 1};
+      s.block = {1, 1, 1};
+      s.smem = 0;
+      return true;
+    }
+    c.erase("algo");
+    c.erase("lt_version");
     // 128x128 tiles only when they fill the GPU (one block per SM of an
     // H100/H200-class part); otherwise 64x64 tiles give 4x the blocks.
     constexpr int64_t kTargetSMs = 132;
@@ -987,7 +1014,8 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       if (bk * (bm + 1 + bn + 1) * accBytes > 48 * 1024)
         return fail("simt tiles need more than 48 KiB of static shared memory");
     } else {
-      return fail("unknown matmul path '" + path + "'");
+      return fail("unknown matmul path '" + path +
+                  "' (mma, wgmma, simt or cublaslt)");
     }
     int64_t bm = c.getInt("tile_m"), bn = c.getInt("tile_n");
     s.block = {threads, 1, 1};

@@ -2,6 +2,7 @@
 // through configureLaunch, and search spaces pruned by configureLaunch.
 #include "compiler/codegen/Tuning.h"
 #include "compiler/codegen/Autotune.h"
+#include "compiler/codegen/LibraryCalls.h"
 
 #include <gtest/gtest.h>
 
@@ -400,4 +401,166 @@ TEST(Tuning, SharedWeightProductsOfWideImagesTakeTma) {
   LaunchSpec asked = product({256, 64}, {64, 64, 3136}, {64, 256, 3136});
   asked.config.set("tma", ConfigValue::ofBool(false));
   EXPECT_FALSE(configured(asked, sm90).config.getBool("tma"));
+}
+
+namespace {
+
+/// A [M, K] x [K, N] f16 product with an epilogue program over extra
+/// inputs of the given shapes.
+LaunchSpec withEpilogue(const std::string &program,
+                        const std::vector<std::vector<int64_t>> &extra,
+                        int64_t m = 128, int64_t k = 768, int64_t n = 3072) {
+  LaunchSpec s = matmul(DType::F16, m, k, n);
+  s.config.set("epilogue", ConfigValue::ofString(program));
+  for (const auto &shape : extra)
+    s.inputs.push_back({DType::F16, shape, 256});
+  return s;
+}
+
+} // namespace
+
+TEST(CublasLt, RowMajorProductIsTheSwappedColumnMajorOne) {
+  LaunchSpec s = withEpilogue(
+      "t0 = add(i0, i1) : f16; t1 = gelu{approximate=tanh}(t0) : f16",
+      {{3072}});
+  autotune::MatmulCall c;
+  std::string why;
+  ASSERT_TRUE(cublasLtCall(s, c, why)) << why;
+  // D^T [N x M] = B^T A^T: cuBLASLt's A is Kiln's B (input 1).
+  EXPECT_EQ(c.m, 3072u);
+  EXPECT_EQ(c.n, 128u);
+  EXPECT_EQ(c.k, 768u);
+  EXPECT_EQ(c.a, 1);
+  EXPECT_EQ(c.b, 0);
+  EXPECT_EQ(c.d, 3);
+  EXPECT_EQ(c.bias, 2);
+  EXPECT_EQ(c.c, -1);
+  EXPECT_FALSE(c.transA);
+  EXPECT_FALSE(c.transB);
+  EXPECT_EQ(c.lda, 3072u);
+  EXPECT_EQ(c.ldb, 768u);
+  EXPECT_EQ(c.ldc, 3072u);
+  EXPECT_EQ(c.epilogue, autotune::MatmulEpilogue::GeluTanhBias);
+  EXPECT_EQ(c.beta, 0.0f);
+  EXPECT_EQ(c.dtype, "f16");
+
+  // A weight stored [N, K] (trans_b) is cuBLASLt's transposed A.
+  LaunchSpec t = matmul(DType::F16, 128, 768, 3072);
+  t.config.set("trans_b", ConfigValue::ofBool(true));
+  t.inputs[1].shape = {3072, 768};
+  ASSERT_TRUE(cublasLtCall(t, c, why)) << why;
+  EXPECT_TRUE(c.transA);
+  EXPECT_EQ(c.lda, 768u);
+  EXPECT_EQ(c.epilogue, autotune::MatmulEpilogue::None);
+}
+
+TEST(CublasLt, ResidualIsCAndReluComesLast) {
+  autotune::MatmulCall c;
+  std::string why;
+  LaunchSpec s = withEpilogue("t0 = add(i0, i1) : f16; t1 = add(t0, i2) : f16; "
+                              "t2 = relu(t1) : f16",
+                              {{3072}, {128, 3072}});
+  ASSERT_TRUE(cublasLtCall(s, c, why)) << why;
+  EXPECT_EQ(c.bias, 2);
+  EXPECT_EQ(c.c, 3);
+  EXPECT_EQ(c.beta, 1.0f);
+  EXPECT_EQ(c.epilogue, autotune::MatmulEpilogue::ReluBias);
+  // An add after the activation is not cuBLASLt's order.
+  s = withEpilogue("t0 = relu(i0) : f16; t1 = add(t0, i1) : f16",
+                   {{128, 3072}});
+  EXPECT_FALSE(cublasLtCall(s, c, why));
+  EXPECT_NE(why.find("activation is the epilogue's last step"),
+            std::string::npos)
+      << why;
+  // Two biases, or a bias along M, have no cuBLASLt form.
+  s = withEpilogue("t0 = add(i0, i1) : f16; t1 = add(t0, i2) : f16",
+                   {{3072}, {3072}});
+  EXPECT_FALSE(cublasLtCall(s, c, why));
+  s = withEpilogue("t0 = mul(i0, i1) : f16", {{3072}});
+  EXPECT_FALSE(cublasLtCall(s, c, why));
+  EXPECT_NE(why.find("no epilogue for step 0 ('mul')"), std::string::npos)
+      << why;
+}
+
+TEST(CublasLt, TheErfGeluNeverMaps) {
+  autotune::MatmulCall c;
+  std::string why;
+  for (const char *program :
+       {"t0 = add(i0, i1) : f16; t1 = gelu{approximate=none}(t0) : f16",
+        "t0 = add(i0, i1) : f16; t1 = gelu(t0) : f16"}) {
+    LaunchSpec s = withEpilogue(program, {{3072}});
+    EXPECT_FALSE(cublasLtCall(s, c, why)) << program;
+    EXPECT_NE(why.find("with the erf form"), std::string::npos) << why;
+    // And so it is no candidate, even where the library is present.
+    TargetOptions target;
+    target.cublasLtVersion = "130100";
+    LaunchSpec conf = configured(s, target);
+    for (const autotune::TuningConfig &k :
+         tuningCandidates(conf, autotune::SearchLevel::Max, target).kept)
+      EXPECT_NE(k.at("path"), "cublaslt");
+  }
+}
+
+TEST(CublasLt, BatchesNeedOneStride) {
+  autotune::MatmulCall c;
+  std::string why;
+  // Attention scores: [4, 12, 128, 64] x [4, 12, 64, 128].
+  LaunchSpec s;
+  s.name = "bmm";
+  s.kind = "matmul";
+  s.inputs = {{DType::BF16, {4, 12, 128, 64}, 256},
+              {DType::BF16, {4, 12, 64, 128}, 256}};
+  s.outputs = {{DType::BF16, {4, 12, 128, 128}, 256}};
+  ASSERT_TRUE(cublasLtCall(s, c, why)) << why;
+  EXPECT_EQ(c.batch, 48u);
+  EXPECT_EQ(c.strideA, 64u * 128u);
+  EXPECT_EQ(c.strideB, 128u * 64u);
+  EXPECT_EQ(c.strideC, 128u * 128u);
+  // One weight for every batch: stride 0.
+  s.inputs[1].shape = {64, 128};
+  ASSERT_TRUE(cublasLtCall(s, c, why)) << why;
+  EXPECT_EQ(c.strideA, 0u);
+  // A weight per head but not per batch entry has no single stride.
+  s.inputs[1].shape = {1, 12, 64, 128};
+  EXPECT_FALSE(cublasLtCall(s, c, why));
+  // Integer products stay on Kiln's kernels.
+  s = matmul(DType::I32, 64, 64, 64);
+  EXPECT_FALSE(cublasLtCall(s, c, why));
+}
+
+TEST(CublasLt, CandidateOnlyWhereTheLibraryIs) {
+  LaunchSpec s = configured(matmul(DType::F16, 4096, 768, 3072));
+  auto count = [&](const TargetOptions &target) {
+    size_t n = 0;
+    for (const autotune::TuningConfig &k :
+         tuningCandidates(s, autotune::SearchLevel::Default, target).kept)
+      if (k.at("path") == "cublaslt") {
+        ++n;
+        EXPECT_EQ(k.at("lt_version"), target.cublasLtVersion);
+        EXPECT_EQ(k.count("tile_m"), 0u);
+      }
+    return n;
+  };
+  EXPECT_EQ(count(TargetOptions()), 0u);
+  TargetOptions target;
+  target.cublasLtVersion = "130100";
+  EXPECT_EQ(count(target), 4u);
+  // The heuristic never picks it.
+  EXPECT_NE(configured(matmul(DType::F16, 4096, 768, 3072), target)
+                .config.getString("path"),
+            "cublaslt");
+  // A config that names it is a library launch with no geometry of its own.
+  LaunchSpec t = s;
+  std::string error;
+  ASSERT_TRUE(applyTuningConfig(t, {{"path", "cublaslt"}, {"algo", "3"}},
+                                target, error))
+      << error;
+  EXPECT_EQ(t.grid, (std::array<int64_t, 3>{1, 1, 1}));
+  EXPECT_EQ(t.config.getInt("algo"), 3);
+  EXPECT_FALSE(applyTuningConfig(t, {{"path", "cublaslt"}, {"algo", "8"}},
+                                 target, error));
+  // Going back to a kernel path drops the library's keys.
+  ASSERT_TRUE(applyTuningConfig(t, {{"path", "mma"}}, target, error)) << error;
+  EXPECT_FALSE(t.config.has("algo"));
+  EXPECT_FALSE(t.config.has("lt_version"));
 }

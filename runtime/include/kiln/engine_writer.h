@@ -137,6 +137,26 @@ struct TensorMapSpec {
   uint32_t swizzle = 0;
 };
 
+/// A library call in place of a kernel launch (fb::LibraryCall): a cuBLASLt
+/// matmul in its column-major terms; the operands are indices into the
+/// kernel's args, -1 for none.
+struct LibraryCallSpec {
+  kiln_dtype dtype = KILN_DTYPE_F16;
+  bool tf32 = false;
+  uint64_t m = 0, n = 0, k = 0;
+  bool transA = false, transB = false;
+  uint64_t lda = 0, ldb = 0, ldc = 0;
+  uint64_t batch = 1;
+  uint64_t strideA = 0, strideB = 0, strideC = 0;
+  float alpha = 1, beta = 0;
+  uint8_t epilogue = 0; ///< fb::MatmulEpilogue
+  int32_t a = -1, b = -1, c = -1, d = -1, bias = -1;
+  uint32_t algo = 0;
+  uint64_t workspaceBytes = 0;
+  uint32_t alignment = 256;
+  uint64_t libraryVersion = 0;
+};
+
 struct KernelSpec {
   std::string name; ///< for messages
   uint32_t image = 0;
@@ -152,6 +172,9 @@ struct KernelSpec {
   bool programmaticLaunch = false;
   /// Descriptors of the TensorMap arguments (ArgSpec::tensorMap's index).
   std::vector<TensorMapSpec> tensorMaps;
+  /// Set: the step calls the library (image and entry are not used).
+  bool hasLibrary = false;
+  LibraryCallSpec library;
 };
 
 struct PlanSpec {

@@ -1,0 +1,34 @@
+//===- LibraryCalls.h - Matmul launches as cuBLASLt calls -------*- C++ -*-===//
+//
+// Which matmul launches cuBLASLt can run exactly, and the call that does:
+// the operands swapped into cuBLASLt's column-major terms, the epilogue
+// program mapped onto cuBLASLt's epilogues. A launch whose config says
+// `path = cublaslt` is emitted as that call instead of a kernel
+// (autotune/LibraryCall.h). The mapping is all or nothing: a program with a
+// step cuBLASLt does not have (the erf GELU above all: cuBLASLt's GELU is
+// the tanh approximation) keeps the launch on Kiln's kernels.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_COMPILER_CODEGEN_LIBRARYCALLS_H
+#define KILN_COMPILER_CODEGEN_LIBRARYCALLS_H
+
+#include "autotune/LibraryCall.h"
+#include "compiler/codegen/KernelSpec.h"
+
+#include <string>
+
+namespace kiln::codegen {
+
+/// The workspace every cuBLASLt call may use (what cuBLAS itself gives
+/// Hopper GPUs); a context allocates it once.
+constexpr uint64_t kCublasLtWorkspaceBytes = uint64_t(32) << 20;
+
+/// The cuBLASLt call computing matmul launch `spec` (operands: indices into
+/// its inputs, then its output; algo from the config's `algo`); false with
+/// `why` when cuBLASLt cannot compute exactly this launch.
+bool cublasLtCall(const LaunchSpec &spec, autotune::MatmulCall &call,
+                  std::string &why);
+
+} // namespace kiln::codegen
+
+#endif // KILN_COMPILER_CODEGEN_LIBRARYCALLS_H
