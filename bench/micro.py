@@ -63,6 +63,9 @@ HEADS = (8, 4096, 32, 128)
 PATH_FLAGS = {
     "auto": (), "mma": ("--matmul-path=mma",), "wgmma": ("--matmul-path=wgmma",),
     "simt": ("--matmul-path=simt",),
+    # cuBLASLt through Kiln's engine (a library call, its heuristic's first
+    # answer): what the autotuner's cuBLASLt candidate runs.
+    "cublaslt": ("--set=matmul.path=cublaslt",),
     # The attention section's kernels (--attention-paths): the wgmma one
     # (attention_sm90.cuh; the default on sm_90 where its blocks fill the GPU).
     "att-wgmma": ("--set=attention.variant=wgmma",),

@@ -93,6 +93,37 @@ np.savez(sys.argv[1] + "/tf32mlp.inputs.npz", x=rng.uniform(-1, 1, (300, 200)).a
 PY
 "$BUILD/bin/kiln-eval" "$BT/tf32mlp.onnx" --inputs "$BT/tf32mlp.inputs.npz" --outputs "$BT/tf32mlp.f32.npz"
 tf32_engine "$BT/tf32mlp.onnx" tf32-wgmma-mlp "$BT/tf32mlp.inputs.npz" "$BT/tf32mlp.f32.npz"
+# cuBLASLt calls (--set=matmul.path=cublaslt, what the autotuner picks where
+# it measures fastest) inside the CUDA graph: an fp16 MLP with bias + tanh
+# GELU (GELU_BIAS) and a bias + residual layer (BIAS with C), ragged shapes;
+# the batched product (strided batches); the tf32 MLP (bias + ReLU, the
+# transposed weight of Gemm's transB, FAST_TF32); against the evaluator.
+python3 "$ROOT/test/tools/mkonnx.py" -o "$BT/ltmlp.onnx" \
+  'x: f16[300,200]; w1: f16[200,520] = random(seed=3); b1: f16[520] = random(seed=4); w2: f16[520,200] = random(seed=5); b2: f16[200] = random(seed=6); h = MatMul(x, w1); hb = Add(h, b1); g = Gelu(hb, approximate="tanh"); y = MatMul(g, w2); yb = Add(y, b2); r = Add(yb, x); out r'
+python3 - "$BT" <<'PY'
+import sys, numpy as np
+rng = np.random.default_rng(17)
+np.savez(sys.argv[1] + "/ltmlp.inputs.npz", x=rng.uniform(-1, 1, (300, 200)).astype(np.float16))
+PY
+e="$STAGE/engines/cublaslt-mlp.fp16"
+"$BUILD/bin/kiln-eval" "$BT/ltmlp.onnx" --inputs "$BT/ltmlp.inputs.npz" --outputs "$e.ort.npz"
+"$BUILD/bin/kilnc" "$BT/ltmlp.onnx" -O2 --set=matmul.path=cublaslt -o "$e.engine"
+cp "$BT/ltmlp.inputs.npz" "$e.inputs.npz"
+e="$STAGE/engines/cublaslt-batched.fp16"
+cp "$STAGE/engines/batched-tma-both.fp16.ort.npz" "$e.ort.npz"
+cp "$STAGE/engines/batched-tma-both.fp16.inputs.npz" "$e.inputs.npz"
+python3 "$ROOT/test/tools/mkonnx.py" -o "$BT/both.onnx" \
+  'a: f16[3,300,192]; b: f16[3,192,256]; y = MatMul(a, b); out y'
+"$BUILD/bin/kilnc" "$BT/both.onnx" --set=matmul.path=cublaslt -o "$e.engine"
+"$BUILD/bin/kilnc" "$BT/tf32mlp.onnx" -O2 --precision=tf32 --set=matmul.path=cublaslt \
+  -o "$STAGE/engines/tf32-cublaslt-mlp.tf32.engine"
+for f in eval.npz inputs.npz ort.npz; do
+  cp "$STAGE/engines/tf32-wgmma-mlp.tf32.$f" "$STAGE/engines/tf32-cublaslt-mlp.tf32.$f"
+done
+for e in cublaslt-mlp.fp16 cublaslt-batched.fp16 tf32-cublaslt-mlp.tf32; do
+  "$BUILD/bin/kiln-inspect" "$STAGE/engines/$e.engine" --kernels | grep -q "cublasLt matmul" ||
+    { echo "make_carry: $e has no cuBLASLt call"; exit 1; }
+done
 rm -rf "$BT"
 # The fusion patterns (test/transforms/fusion_check.py: raised norms, GELU
 # and softmax, multi-output regions, epilogues, attention) as -O2 engines

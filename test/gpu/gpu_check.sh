@@ -39,6 +39,12 @@ for e in "$ENGINES"/*.engine; do
   # reference (*.ort.npz), and <= 2e-3 * max |ref| against the evaluator's
   # tf32 result (*.eval.npz: the same rounding, only the sums' order differs).
   case "$e" in *.tf32.engine) tol="--max-rel 1e-2" ;; esac
+  # cublaslt-*.fp16.engine: cuBLASLt adds bias and residual to the f32 sums
+  # and rounds once, where the evaluator rounds each step to f16; a residual
+  # that cancels a large product shows that 1-ulp difference of the product
+  # (0.125 at 203) per element, so the check is relative to the output's
+  # scale (the autotuner's own rule: 1e-2 * max |ref|), here 5e-3.
+  case "$e" in */cublaslt-*.fp16.engine) tol="--max-rel 5e-3" ;; esac
   ok=1
   "$BIN/kiln-run" "$e" --inputs "$base.inputs.npz" --compare "$base.ort.npz" $tol > "$base.log" 2>&1 || ok=0
   if [ -e "$base.eval.npz" ]; then
