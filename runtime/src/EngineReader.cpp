@@ -921,6 +921,12 @@ kiln_status verifyKernels(const EngineView &view, const fb::Plan *plan,
     }
     // After the arguments: the call's operands index them.
     if (const fb::LibraryCall *l = kernel->library()) {
+      if (view.header.format_version < KILN_ENGINE_FORMAT_LIBRARY_CALLS)
+        return invalid(source,
+                       name + format(": a library call in a format-%u engine "
+                                     "(library calls need format %u)",
+                                     view.header.format_version,
+                                     KILN_ENGINE_FORMAT_LIBRARY_CALLS));
       std::string why = verifyLibraryCall(*l, *kernel, *plan);
       if (!why.empty())
         return invalid(source, name + ": library call: " + why);

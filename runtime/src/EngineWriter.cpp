@@ -113,6 +113,7 @@ struct EngineWriter::Layout {
   uint8_t header[KILN_ENGINE_HEADER_SIZE];
   std::vector<uint8_t> table;
   uint64_t fileSize = 0;
+  uint32_t formatVersion = 1; ///< the oldest that holds the engine
 };
 
 EngineWriter::EngineWriter(ManifestSpec manifest)
@@ -150,7 +151,8 @@ namespace {
 
 std::vector<uint8_t>
 buildManifest(const ManifestSpec &m, const std::string &compilerVersion,
-              const std::vector<std::pair<std::string, uint32_t>> &extras) {
+              const std::vector<std::pair<std::string, uint32_t>> &extras,
+              uint32_t formatVersion) {
   flatbuffers::FlatBufferBuilder fbb;
   auto tensors = [&](const std::vector<TensorSpec> &list) {
     std::vector<flatbuffers::Offset<fb::Tensor>> out;
@@ -171,7 +173,7 @@ buildManifest(const ManifestSpec &m, const std::string &compilerVersion,
     extraList.push_back(
         fb::CreateExtraSection(fbb, fbb.CreateString(name), section));
   auto root = fb::CreateManifest(
-      fbb, KILN_ENGINE_FORMAT_VERSION, fbb.CreateString(compilerVersion),
+      fbb, formatVersion, fbb.CreateString(compilerVersion),
       fbb.CreateString(m.targetArch), inputs, outputs, provenance,
       m.tensorParallelRanks, fbb.CreateVector(extraList));
   fbb.Finish(root, "KLNM");
@@ -282,7 +284,15 @@ bool EngineWriter::layout(Layout &out, std::string &error) const {
     return false;
   }
 
-  out.manifest = buildManifest(manifest_, compilerVersion, extras_);
+  // The oldest format that holds the engine: library calls need version 2.
+  uint32_t formatVersion = 1;
+  for (const PlanSpec &p : plans_)
+    for (const KernelSpec &k : p.kernels)
+      if (k.hasLibrary)
+        formatVersion = KILN_ENGINE_FORMAT_LIBRARY_CALLS;
+  out.formatVersion = formatVersion;
+  out.manifest =
+      buildManifest(manifest_, compilerVersion, extras_, formatVersion);
   out.plans.clear();
   for (const PlanSpec &p : plans_)
     out.plans.push_back(buildPlan(p));
@@ -340,7 +350,7 @@ bool EngineWriter::layout(Layout &out, std::string &error) const {
   kiln_engine_header h;
   std::memset(&h, 0, sizeof h);
   std::memcpy(h.magic, KILN_ENGINE_MAGIC, KILN_ENGINE_MAGIC_SIZE);
-  h.format_version = KILN_ENGINE_FORMAT_VERSION;
+  h.format_version = out.formatVersion;
   h.header_size = KILN_ENGINE_HEADER_SIZE;
   std::memcpy(h.compiler_version, compilerVersion.data(),
               compilerVersion.size());

@@ -316,7 +316,7 @@ TEST(EngineFormat, HeaderAndSectionTableRoundTrip) {
 
   const kiln_engine_header &h = view.header;
   EXPECT_EQ(std::memcmp(h.magic, "KILNENG\0", 8), 0);
-  EXPECT_EQ(h.format_version, KILN_ENGINE_FORMAT_VERSION);
+  EXPECT_EQ(h.format_version, 1u); // no library calls: the oldest format
   EXPECT_EQ(h.header_size, KILN_ENGINE_HEADER_SIZE);
   EXPECT_EQ(kiln::rt::fixedString(h.compiler_version, 32), "kiln 0.1.0-test");
   EXPECT_EQ(kiln::rt::fixedString(h.target_arch, 16), "sm_90");
@@ -615,7 +615,7 @@ TEST(EngineCorruption, WrongMagic) {
 
 TEST(EngineCorruption, FutureVersionAsksForRebuild) {
   Bytes bytes = write(makeFixture());
-  put32(bytes, KILN_HEADER_FORMAT_VERSION, 2);
+  put32(bytes, KILN_HEADER_FORMAT_VERSION, 3);
   // Reported as such with or without a valid checksum: a newer header may
   // hash differently.
   for (bool fix : {false, true}) {
@@ -623,8 +623,8 @@ TEST(EngineCorruption, FutureVersionAsksForRebuild) {
       fixHeader(bytes);
     Result r = verify(bytes);
     EXPECT_EQ(r.code, KILN_UNSUPPORTED_ENGINE);
-    EXPECT_NE(r.message.find("format version 2 is newer than this runtime "
-                             "reads (version 1"),
+    EXPECT_NE(r.message.find("format version 3 is newer than this runtime "
+                             "reads (version 2"),
               std::string::npos)
         << r.message;
     EXPECT_NE(r.message.find("rebuild the engine with this Kiln"),
@@ -1260,6 +1260,11 @@ TEST(EngineFormat, LibraryCallRoundTrip) {
   kiln::rt::EngineView view;
   ASSERT_EQ(kiln::rt::verifyEngineImage(bytes.data(), bytes.size(), "e", view),
             nullptr);
+  // Library calls make it a format-2 engine (format 1 without them).
+  EXPECT_EQ(view.header.format_version, 2u);
+  EXPECT_EQ(view.manifest->format_version(), 2u);
+  Bytes plain = write(makeFixture());
+  EXPECT_EQ(header(plain).format_version, 1u);
   const kiln::fb::Kernel *k = view.plans[0]->kernels()->Get(2);
   ASSERT_NE(k->library(), nullptr);
   EXPECT_EQ(view.plans[0]->kernels()->Get(0)->library(), nullptr);
@@ -1279,6 +1284,20 @@ TEST(EngineFormat, LibraryCallRoundTrip) {
   EXPECT_EQ(l->alignment(), 16u);
   EXPECT_EQ(l->library_version(), 130100u);
   EXPECT_FLOAT_EQ(l->alpha(), 1.0f);
+}
+
+TEST(EngineSemantics, LibraryCallEngineRelabelledFormat1IsRejected) {
+  Fixture f = makeFixture();
+  addLibraryCall(f);
+  Bytes bytes = write(f);
+  put32(bytes, KILN_HEADER_FORMAT_VERSION, 1);
+  fixHeader(bytes);
+  // The manifest still says 2: the first mismatch found is named.
+  Result r = verify(bytes);
+  EXPECT_EQ(r.code, KILN_INVALID_ENGINE) << r.message;
+  EXPECT_NE(r.message.find("format_version is 2 but the header"),
+            std::string::npos)
+      << r.message;
 }
 
 TEST(EngineRuntime, MissingCublasLtIsNamedBeforeAnyGpuCall) {
