@@ -56,8 +56,10 @@ bool cublasLtCall(const LaunchSpec &s, autotune::MatmulCall &call,
           dtypeName(t);
     return false;
   }
-  if (l.m < 1 || l.n < 1 || l.k < 1) {
-    why = "cuBLASLt needs a non-empty product (m, n, k >= 1)";
+  constexpr int64_t kLimit = int64_t(1) << 31; // the engine verifier's
+  if (l.m < 1 || l.n < 1 || l.k < 1 || l.m >= kLimit || l.n >= kLimit ||
+      l.k >= kLimit || l.batch >= kLimit) {
+    why = "cuBLASLt calls take extents in [1, 2^31)";
     return false;
   }
   call.dtype = dtypeName(t);
