@@ -128,10 +128,11 @@ public:
     if (matmul_) {
       const MatmulCall &c = k.library;
       auto at = [&](int32_t i) -> CUdeviceptr { return i >= 0 ? ptrs_[i] : 0; };
-      if (kiln_status s = matmul_->run(ltHandle_, at(c.a), at(c.b), at(c.c),
-                                       at(c.d), at(c.bias), workspace_,
-                                       stream_, "cuBLASLt candidate")) {
-        error = statusText(s);
+      const cublasStatus_t s =
+          matmul_->run(ltHandle_, at(c.a), at(c.b), at(c.c), at(c.d),
+                       at(c.bias), workspace_, stream_);
+      if (s != CUBLAS_STATUS_SUCCESS) {
+        error = "cublasLtMatmul failed: " + lt::statusText(*lt_, s);
         return false;
       }
       return true;

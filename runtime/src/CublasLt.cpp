@@ -247,31 +247,25 @@ kiln_status Matmul::create(const Library &lib, cublasLtHandle_t handle,
   return nullptr;
 }
 
-kiln_status Matmul::run(cublasLtHandle_t handle, CUdeviceptr a, CUdeviceptr b,
-                        CUdeviceptr c, CUdeviceptr d, CUdeviceptr bias,
-                        CUdeviceptr workspace, CUstream stream,
-                        const std::string &what) const {
+cublasStatus_t Matmul::run(cublasLtHandle_t handle, CUdeviceptr a,
+                           CUdeviceptr b, CUdeviceptr c, CUdeviceptr d,
+                           CUdeviceptr bias, CUdeviceptr workspace,
+                           CUstream stream) const {
   if (hasBias(desc_.epilogue) && bias != bias_) {
     const void *p = reinterpret_cast<const void *>(bias);
     cublasStatus_t s = lib_->cublasLtMatmulDescSetAttribute(
         op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p, sizeof p);
     if (s != CUBLAS_STATUS_SUCCESS)
-      return makeStatus(KILN_DEVICE_ERROR,
-                        format("%s: setting the bias pointer failed: %s",
-                               what.c_str(), statusText(*lib_, s).c_str()));
+      return s;
     bias_ = bias;
   }
   const float alpha = desc_.alpha, beta = desc_.beta;
   auto ptr = [](CUdeviceptr p) { return reinterpret_cast<void *>(p); };
-  cublasStatus_t s = lib_->cublasLtMatmul(
+  return lib_->cublasLtMatmul(
       handle, op_, &alpha, ptr(a), a_, ptr(b), b_, &beta,
       ptr(beta != 0 && c ? c : d), c_, ptr(d), c_, &algo_, ptr(workspace),
-      workspace ? desc_.workspaceBytes : 0, reinterpret_cast<cudaStream_t>(stream));
-  if (s != CUBLAS_STATUS_SUCCESS)
-    return makeStatus(KILN_DEVICE_ERROR,
-                      format("%s: cublasLtMatmul failed: %s", what.c_str(),
-                             statusText(*lib_, s).c_str()));
-  return nullptr;
+      workspace ? desc_.workspaceBytes : 0,
+      reinterpret_cast<cudaStream_t>(stream));
 }
 
 } // namespace kiln::rt::cublaslt

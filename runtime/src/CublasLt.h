@@ -95,10 +95,11 @@ public:
                             const std::string &what);
 
   /// Enqueues the call on `stream`. `c` is read only when beta != 0 (0: D).
-  kiln_status run(cublasLtHandle_t handle, CUdeviceptr a, CUdeviceptr b,
-                  CUdeviceptr c, CUdeviceptr d, CUdeviceptr bias,
-                  CUdeviceptr workspace, CUstream stream,
-                  const std::string &what) const;
+  /// Returns cuBLASLt's status (no message is built on the launch path;
+  /// the caller names the launch when it is not CUBLAS_STATUS_SUCCESS).
+  cublasStatus_t run(cublasLtHandle_t handle, CUdeviceptr a, CUdeviceptr b,
+                     CUdeviceptr c, CUdeviceptr d, CUdeviceptr bias,
+                     CUdeviceptr workspace, CUstream stream) const;
 
   /// How many algorithms the heuristic offered; the one used.
   int offered() const { return offered_; }

@@ -850,11 +850,17 @@ kiln_status Context::runLibraryCall(CUstream stream, size_t step) {
   auto operand = [&](int32_t i) -> CUdeviceptr {
     return i >= 0 ? slots[uint32_t(i)] : 0;
   };
-  return matmuls_[k]->run(
+  const cublasStatus_t st = matmuls_[k]->run(
       cublasLtHandle_, operand(l.a()), operand(l.b()), operand(l.c()),
-      operand(l.d()), operand(l.bias()), workspace_, stream,
-      format("kiln_run: %s: %s, step %zu of the launch order", where().c_str(),
-             kernelName(plan, k).c_str(), step));
+      operand(l.d()), operand(l.bias()), workspace_, stream);
+  if (st == CUBLAS_STATUS_SUCCESS)
+    return nullptr;
+  return makeStatus(
+      KILN_DEVICE_ERROR,
+      format("kiln_run: %s: %s, step %zu of the launch order: cublasLtMatmul "
+             "failed: %s",
+             where().c_str(), kernelName(plan, k).c_str(), step,
+             cublaslt::statusText(*cublasLt_, st).c_str()));
 }
 
 kiln_status Context::launchStep(CUstream stream, size_t step) {
