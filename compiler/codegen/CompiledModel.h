@@ -112,7 +112,7 @@ struct Launch {
   /// config says path = cublaslt. Its operands index `args`.
   bool hasLibrary = false;
   autotune::MatmulCall library;
-  std::string libraryVersion; ///< the config's lt_version
+  uint64_t libraryVersion = 0; ///< the config's lt_version (0: unknown)
 };
 
 struct CompiledModel {

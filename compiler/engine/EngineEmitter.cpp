@@ -9,8 +9,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 
-#include <cstdlib>
-
 namespace kiln {
 
 namespace cg = kiln::codegen;
@@ -138,7 +136,7 @@ bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
       lib.algo = c.algo;
       lib.workspaceBytes = c.workspaceBytes;
       lib.alignment = c.alignment;
-      lib.libraryVersion = std::strtoull(l.libraryVersion.c_str(), nullptr, 10);
+      lib.libraryVersion = l.libraryVersion;
     } else {
       k.image = l.kernel;
       k.entry = model.kernels.at(l.kernel).entry;

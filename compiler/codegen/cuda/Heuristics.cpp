@@ -13,6 +13,7 @@
 #include "compiler/codegen/cuda/Layouts.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 namespace kiln::codegen {
@@ -904,11 +905,14 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       if (c.getInt("algo") < 0 || c.getInt("algo") > 7)
         return fail("algo must be in [0, 7] (an answer of cuBLASLt's "
                     "heuristic)");
-      // The library version that measured it, recorded in the engine.
-      c.setDefault("lt_version", ConfigValue::ofString(
-                                     target.cublasLtVersion.empty()
-                                         ? "unknown"
-                                         : target.cublasLtVersion));
+      // The library version that measured it (cublasLtGetVersion; 0:
+      // unknown), recorded in the engine. An integer, as a cache entry's
+      // text reads back.
+      c.setDefault("lt_version",
+                   ConfigValue::ofInt(std::strtoll(
+                       target.cublasLtVersion.c_str(), nullptr, 10)));
+      if (c.getInt("lt_version") < 0)
+        return fail("lt_version must be a cuBLASLt version (>= 0)");
       s.grid = {1, 1, 1};
       s.block = {1, 1, 1};
       s.smem = 0;

@@ -557,6 +557,14 @@ TEST(CublasLt, CandidateOnlyWhereTheLibraryIs) {
       << error;
   EXPECT_EQ(t.grid, (std::array<int64_t, 3>{1, 1, 1}));
   EXPECT_EQ(t.config.getInt("algo"), 3);
+  EXPECT_EQ(t.config.getInt("lt_version"), 130100);
+  // A cache entry's version (its text) reads back as the same integer,
+  // whatever library this compile found.
+  ASSERT_TRUE(applyTuningConfig(
+      t, {{"path", "cublaslt"}, {"algo", "1"}, {"lt_version", "120905"}},
+      TargetOptions(), error))
+      << error;
+  EXPECT_EQ(t.config.getInt("lt_version"), 120905);
   EXPECT_FALSE(applyTuningConfig(t, {{"path", "cublaslt"}, {"algo", "8"}},
                                  target, error));
   // Going back to a kernel path drops the library's keys.
