@@ -49,6 +49,11 @@
 //                for `warpgroups` consumer warpgroups, a persistent grid of
 //                up to 132 blocks; default on for batch 1), group_m (TMA:
 //                tile rows that sweep the columns together, default 8).
+//                "cublaslt" (never the heuristic's: measured or --set): a
+//                cuBLASLt call instead of a kernel (LibraryCalls.h: only
+//                where it computes exactly this launch), algo (0..7: which
+//                answer of cuBLASLt's heuristic), lt_version (the measuring
+//                library's cublasLtGetVersion, recorded in the engine).
 //   attention    scale (the scores' factor), q_perm, k_perm, v_perm, out_perm,
 //                nan_to_zero, q_heads/k_heads/v_heads ([offset, count] of
 //                the canonical heads axis), q_per_kv (query heads per KV
