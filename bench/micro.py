@@ -66,6 +66,15 @@ PATH_FLAGS = {
     # cuBLASLt through Kiln's engine (a library call, its heuristic's first
     # answer): what the autotuner's cuBLASLt candidate runs.
     "cublaslt": ("--set=matmul.path=cublaslt",),
+    # 256 x 128 tiles, two consumer warpgroups of 128 rows each (a quarter
+    # less L2 traffic per FLOP than 128 x 128), alone and in pairs of blocks
+    # sharing B through TMA multicast.
+    "wgmma-256x128": ("--matmul-path=wgmma", "--set=matmul.pingpong=false", "--set=matmul.warpgroups=2",
+                      "--set=matmul.stages=4", "--set=matmul.tile_n=128", "--set=matmul.tile_m=256"),
+    "wgmma-256x128-cluster": ("--matmul-path=wgmma", "--set=matmul.pingpong=false",
+                              "--set=matmul.warpgroups=2", "--set=matmul.stages=4",
+                              "--set=matmul.tile_n=128", "--set=matmul.tile_m=256",
+                              "--set=matmul.cluster=2"),
     # The attention section's kernels (--attention-paths): the wgmma one
     # (attention_sm90.cuh; the default on sm_90 where its blocks fill the GPU).
     "att-wgmma": ("--set=attention.variant=wgmma",),
