@@ -57,8 +57,10 @@ public:
         return false;
       CUdeviceptr p = 0;
       if (!alloc(host.size(), p, error) ||
-          (!host.empty() && !ok(d_->cuMemcpyHtoD(p, host.data(), host.size()),
-                                "cuMemcpyHtoD", error)))
+          (!host.empty() &&
+           (!ok(d_->cuMemcpyHtoDAsync(p, host.data(), host.size(), stream_),
+                "cuMemcpyHtoDAsync", error) ||
+            !sync(error))))
         return false;
     }
     for (const BufferDesc &o : job.outputs) {
@@ -156,9 +158,14 @@ public:
       const size_t bytes =
           size_t(job_->outputs[o].elements) * dtypeSize(job_->outputs[o].dtype);
       outs[o].assign(bytes, char(0xff));
+      // On the kernel's stream: a cuMemcpyHtoD from pageable memory may
+      // return before its DMA lands, and this non-blocking stream does not
+      // wait for the legacy stream, so the fill's tail could overwrite what
+      // the kernel just wrote (a NaN at the output's last rows, seen once).
       if (bytes &&
-          !ok(d_->cuMemcpyHtoD(ptrs_[firstOut + o], outs[o].data(), bytes),
-              "cuMemcpyHtoD", error))
+          !ok(d_->cuMemcpyHtoDAsync(ptrs_[firstOut + o], outs[o].data(),
+                                    bytes, stream_),
+              "cuMemcpyHtoDAsync", error))
         return false;
     }
     if (!launch(error) || !sync(error))

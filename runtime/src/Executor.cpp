@@ -381,6 +381,17 @@ kiln_status EngineData::prepareRank(DeviceState &dev, uint32_t rank,
     }
     state->weightAddress[b] = it->second + buffer->offset();
   }
+  // cuMemcpyHtoD from pageable memory may return before its DMA lands, and
+  // a caller's non-blocking stream does not wait for the legacy stream it
+  // went to: the weights must be in place before any kernel can read them.
+  if (!uploaded.empty())
+    if (kiln_status st = cuda::check(d, d.cuStreamSynchronize(nullptr),
+                                     "cuStreamSynchronize",
+                                     engineName + ": uploading weights to " +
+                                         dev.describe())) {
+      rollback();
+      return st;
+    }
   out = std::move(state);
   return nullptr;
 }
