@@ -492,6 +492,12 @@ int main(int argc, char **argv) {
   if (emit == Emit::Cuda) {
     for (const auto &k : compiled.kernels)
       out.os() << "// ---- kernel " << k.entry << " (" << k.name << ")\n" << k.source << "\n";
+    // Library steps have no source of Kiln's: say where they went.
+    for (const auto &l : compiled.launches)
+      if (l.hasLibrary)
+        out.os() << "// ---- " << l.name << ": a cuBLASLt call (cublasLtMatmul, "
+                 << kiln::autotune::epilogueName(l.library.epilogue) << " epilogue, heuristic answer "
+                 << l.library.algo << "), no kernel\n";
   } else if (llvm::StringRef(outputPath).ends_with(".mlirbc")) {
     if (failed(mlir::writeBytecodeToFile(*module, out.os()))) {
       llvm::errs() << outputPath << ": error: writing bytecode failed\n";
