@@ -878,6 +878,107 @@ TEST_F(Gpu, ShardedEnginesAreNotRunYet) {
   kiln_engine_free(engine);
 }
 
+// A plan of one cuBLASLt step (fb::LibraryCall, format 2): y[4, 8] =
+// relu(x[4, 16] w[16, 8] + b[8]) in f32, small integers so the sums are
+// exact, as cuBLASLt's column-major D^T = w^T x^T. Skipped where cuBLASLt
+// does not load.
+TEST_F(Gpu, CublasLtStepRunsInTheGraphAndKernelByKernel) {
+  constexpr int M = 4, K = 16, N = 8;
+  ManifestSpec m;
+  m.compilerVersion = "kiln-test";
+  m.targetArch = "sm_90";
+  m.inputs = {{"x", KILN_DTYPE_F32, {M, K}}};
+  m.outputs = {{"y", KILN_DTYPE_F32, {M, N}}};
+  EngineWriter w(m);
+  std::vector<float> wv(K * N), bv(N);
+  for (int i = 0; i < K * N; ++i)
+    wv[i] = float(i % 5) - 2.0f;
+  for (int j = 0; j < N; ++j)
+    bv[j] = float(j) - 3.0f;
+  Bytes weights((K * N + N) * 4);
+  std::memcpy(weights.data(), wv.data(), K * N * 4);
+  std::memcpy(weights.data() + K * N * 4, bv.data(), N * 4);
+  const uint32_t ws = w.addWeights(weights);
+  PlanSpec p;
+  p.buffers = {BufferSpec::input(0, M * K * 4, "x"),
+               BufferSpec::output(0, M * N * 4, "y"),
+               BufferSpec::weights(ws, 0, K * N * 4, "w"),
+               BufferSpec::weights(ws, K * N * 4, N * 4, "b")};
+  KernelSpec k;
+  k.name = "gemm";
+  k.entry = "cublasLtMatmul";
+  k.grid = {1, 1, 1};
+  k.block = {1, 1, 1};
+  k.args = {ArgSpec::bufferRef(2), ArgSpec::bufferRef(0), ArgSpec::bufferRef(1),
+            ArgSpec::bufferRef(3)};
+  k.hasLibrary = true;
+  LibraryCallSpec &l = k.library;
+  l.dtype = KILN_DTYPE_F32;
+  l.m = N;
+  l.n = M;
+  l.k = K;
+  l.lda = N;
+  l.ldb = K;
+  l.ldc = N;
+  l.a = 0;
+  l.b = 1;
+  l.d = 2;
+  l.bias = 3;
+  l.epilogue = 3; // ReluBias
+  l.workspaceBytes = 1 << 20;
+  l.alignment = 16;
+  p.kernels = {k};
+  p.launchOrder = {0};
+  w.addPlan(p);
+  Bytes bytes;
+  std::string error;
+  ASSERT_TRUE(w.finish(bytes, error)) << error;
+  kiln_engine *engine = loadEngine(bytes);
+  ASSERT_NE(engine, nullptr);
+  EXPECT_EQ(kiln_engine_format_version(engine), 2u);
+  kiln_context *ctx = nullptr;
+  kiln_status s = create(engine, &ctx);
+  if (kiln_status_code(s) == KILN_UNIMPLEMENTED &&
+      message(s).find("calls cuBLASLt") != std::string::npos) {
+    std::string why = message(s);
+    kiln_status_free(s);
+    kiln_engine_free(engine);
+    GTEST_SKIP() << why;
+  }
+  ASSERT_EQ(s, nullptr) << message(s);
+  auto check = [&](float base, bool kernelByKernel) {
+    std::vector<float> x(M * K), y(M * N, -7.0f);
+    for (int i = 0; i < M * K; ++i)
+      x[i] = base + float(i % 7) - 3.0f;
+    kiln_status st =
+        kiln_copy_input_from_host(ctx, "x", x.data(), x.size() * 4, nullptr);
+    ASSERT_EQ(st, nullptr) << message(st);
+    if (kernelByKernel) {
+      float ms = 0;
+      st = kiln_profile_launches(ctx, nullptr, 2, &ms, 1);
+    } else {
+      st = kiln_run(ctx, nullptr);
+    }
+    ASSERT_EQ(st, nullptr) << message(st);
+    st = kiln_copy_output_to_host(ctx, "y", y.data(), y.size() * 4, nullptr);
+    ASSERT_EQ(st, nullptr) << message(st);
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        float ref = bv[j];
+        for (int q = 0; q < K; ++q)
+          ref += x[i * K + q] * wv[q * N + j];
+        ASSERT_EQ(y[i * N + j], ref > 0 ? ref : 0.0f)
+            << "y[" << i << ", " << j << "]";
+      }
+  };
+  check(1.0f, false);
+  EXPECT_EQ(kiln_context_uses_graph(ctx), 1);
+  check(-2.0f, false); // the replayed graph reads the new input
+  check(5.0f, true);
+  kiln_context_free(ctx);
+  kiln_engine_free(engine);
+}
+
 TEST_F(Gpu, CppWrapperRuns) {
   Bytes bytes = makeEngine();
   kiln::Engine engine;
