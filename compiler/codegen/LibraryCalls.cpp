@@ -197,4 +197,20 @@ bool cublasLtCall(const LaunchSpec &s, autotune::MatmulCall &call,
   return true;
 }
 
+bool cublasLtEntryStale(const autotune::TuningConfig &config,
+                        const std::string &cublasLtVersion, std::string &why) {
+  auto path = config.find("path");
+  if (path == config.end() || path->second != "cublaslt")
+    return false;
+  auto v = config.find("lt_version");
+  const std::string measured = v == config.end() ? "unknown" : v->second;
+  if (!cublasLtVersion.empty() && measured == cublasLtVersion)
+    return false;
+  why = "the cache's cuBLASLt choice was measured with cuBLASLt " + measured +
+        (cublasLtVersion.empty()
+             ? std::string(", which does not load on this machine")
+             : ", this machine has " + cublasLtVersion);
+  return true;
+}
+
 } // namespace kiln::codegen

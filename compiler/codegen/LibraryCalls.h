@@ -13,6 +13,7 @@
 #define KILN_COMPILER_CODEGEN_LIBRARYCALLS_H
 
 #include "autotune/LibraryCall.h"
+#include "autotune/TuningCache.h"
 #include "compiler/codegen/KernelSpec.h"
 
 #include <string>
@@ -28,6 +29,14 @@ constexpr uint64_t kCublasLtWorkspaceBytes = uint64_t(32) << 20;
 /// `why` when cuBLASLt cannot compute exactly this launch.
 bool cublasLtCall(const LaunchSpec &spec, autotune::MatmulCall &call,
                   std::string &why);
+
+/// Whether a tuning cache's `config` is a cuBLASLt choice made with another
+/// library than `cublasLtVersion` (this machine's cublasLtGetVersion, empty
+/// when cuBLASLt does not load here), with `why` saying so. Only for
+/// compiles that measure: they measure such a launch again rather than
+/// replay an answer of another library (or one this machine lacks).
+bool cublasLtEntryStale(const autotune::TuningConfig &config,
+                        const std::string &cublasLtVersion, std::string &why);
 
 } // namespace kiln::codegen
 

@@ -1,5 +1,7 @@
 //===- SpecBridge.cpp - kernel.launch <-> codegen::LaunchSpec -------------===//
 #include "compiler/lowering/SpecBridge.h"
+
+#include "compiler/codegen/LibraryCalls.h"
 #include "compiler/codegen/Tuning.h"
 #include "compiler/evaluator/Tensor.h"
 
@@ -228,6 +230,12 @@ LogicalResult applyTuningCache(ModuleOp module,
     t.tunable = !autotune::tuningKeys(spec->kind).empty();
     const autotune::TuningEntry *entry =
         cache && t.tunable ? cache->lookup(sig, anyDriver) : nullptr;
+    // A compile that measures (anyDriver false) measures a cuBLASLt choice
+    // of another library version again instead of replaying it.
+    if (entry && !anyDriver &&
+        codegen::cublasLtEntryStale(entry->config, target.cublasLtVersion,
+                                    t.note))
+      entry = nullptr;
     if (entry) {
       std::string error;
       if (!codegen::applyTuningConfig(*spec, entry->config, target, error)) {

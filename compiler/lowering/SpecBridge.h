@@ -83,6 +83,9 @@ struct LaunchTuning {
   std::optional<double> winnerMs, runnerUpMs;
   /// False for kinds with no tuning keys (nothing to look up or measure).
   bool tunable = false;
+  /// Why a cache entry for the launch was not used (a cuBLASLt choice of
+  /// another library version, when measuring); empty otherwise.
+  std::string note;
 };
 
 /// Looks up every launch of `module` in `cache` (null: no cache) by its

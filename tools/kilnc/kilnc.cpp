@@ -397,6 +397,9 @@ int main(int argc, char **argv) {
           missing.push_back(&t);
       }
       if (!missing.empty() && canMeasure) {
+        for (const kiln::LaunchTuning *t : missing)
+          if (!t->note.empty())
+            llvm::errs() << "tune: @" << t->name << ": " << t->note << "; measuring it again\n";
         std::set<std::string> measured;
         if (failed(measureMissing(*module, report, level(), target, toolchain, cache,
                                   measured)))

@@ -572,3 +572,19 @@ TEST(CublasLt, CandidateOnlyWhereTheLibraryIs) {
   EXPECT_FALSE(t.config.has("algo"));
   EXPECT_FALSE(t.config.has("lt_version"));
 }
+
+TEST(CublasLt, CachedChoicesOfAnotherLibraryAreStale) {
+  std::string why;
+  const autotune::TuningConfig lt = {
+      {"path", "cublaslt"}, {"algo", "2"}, {"lt_version", "130100"}};
+  EXPECT_FALSE(cublasLtEntryStale(lt, "130100", why));
+  EXPECT_TRUE(cublasLtEntryStale(lt, "130200", why));
+  EXPECT_EQ(why, "the cache's cuBLASLt choice was measured with cuBLASLt "
+                 "130100, this machine has 130200");
+  // No cuBLASLt here: the engine could not run it.
+  EXPECT_TRUE(cublasLtEntryStale(lt, "", why));
+  EXPECT_NE(why.find("does not load on this machine"), std::string::npos);
+  // Kiln's own kernels are never stale this way.
+  EXPECT_FALSE(cublasLtEntryStale({{"path", "wgmma"}, {"stages", "4"}}, "",
+                                  why));
+}
