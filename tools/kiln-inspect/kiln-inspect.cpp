@@ -1,17 +1,21 @@
 //===- kiln-inspect.cpp - Print what an engine file holds -----------------===//
 //
 // kiln-inspect model.engine [--sections] [--kernels] [--memory] (default: all)
+// kiln-inspect model.engine --extract-section N -o FILE
 //
 // Verifies the engine like the runtime does, then prints the header, the
 // manifest (inputs, outputs, provenance), the sections, every kernel with its
 // launch geometry and arguments, and the memory plan (arena buffers with their
-// offsets and the arena's peak size, weight bytes).
+// offsets and the arena's peak size, weight bytes). --extract-section writes
+// section N's bytes (a cubin for `cuobjdump --dump-sass`, PTX, weights) to
+// FILE after the same verification.
 //
 //===----------------------------------------------------------------------===//
 #include "EngineReader.h"
 #include "kiln/kiln.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -44,17 +48,31 @@ static const char *bufferKind(fb::BufferKind k) {
 }
 
 int main(int argc, char **argv) {
-  std::string path;
+  std::string path, extractTo;
+  long long extract = -1;
   bool sections = false, kernels = false, memory = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      std::printf("usage: kiln-inspect model.engine [--sections] [--kernels] [--memory]\n");
+      std::printf("usage: kiln-inspect model.engine [--sections] [--kernels] [--memory]\n"
+                  "       kiln-inspect model.engine --extract-section N -o FILE\n");
       return 0;
     }
     if (a == "--sections") sections = true;
     else if (a == "--kernels") kernels = true;
     else if (a == "--memory") memory = true;
+    else if ((a == "--extract-section" || a == "-o") && i + 1 >= argc) {
+      std::fprintf(stderr, "kiln-inspect: error: %s needs a value\n", a.c_str());
+      return 1;
+    } else if (a == "--extract-section") {
+      char *end = nullptr;
+      extract = std::strtoll(argv[++i], &end, 10);
+      if (!end || *end || extract < 0) {
+        std::fprintf(stderr, "kiln-inspect: error: --extract-section takes a section index, not '%s'\n",
+                     argv[i]);
+        return 1;
+      }
+    } else if (a == "-o") extractTo = argv[++i];
     else if (a[0] == '-') { std::fprintf(stderr, "kiln-inspect: error: unknown option '%s'\n", a.c_str()); return 1; }
     else path = a;
   }
@@ -75,6 +93,29 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s\n", kiln_status_message(s));
     kiln_status_free(s);
     return 1;
+  }
+  if (extract >= 0 || !extractTo.empty()) {
+    if (extract < 0 || extractTo.empty()) {
+      std::fprintf(stderr, "kiln-inspect: error: --extract-section N and -o FILE go together\n");
+      return 1;
+    }
+    if (size_t(extract) >= view.sections.size()) {
+      std::fprintf(stderr, "kiln-inspect: error: %s has %zu sections, not section %lld\n",
+                   path.c_str(), view.sections.size(), extract);
+      return 1;
+    }
+    const Section &sec = view.sections[size_t(extract)];
+    std::ofstream out(extractTo, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(sec.data), std::streamsize(sec.entry.size));
+    out.close();
+    if (!out) {
+      std::fprintf(stderr, "kiln-inspect: error: cannot write '%s'\n", extractTo.c_str());
+      return 1;
+    }
+    std::printf("section %lld (%s, %llu bytes) written to %s\n", extract,
+                kiln_section_kind_name(sec.entry.kind), (unsigned long long)sec.entry.size,
+                extractTo.c_str());
+    return 0;
   }
   const fb::Manifest *m = view.manifest;
   std::printf("engine %s: format v%u, compiler %s, target %s, %s, %u rank(s)\n", path.c_str(),
