@@ -128,7 +128,7 @@ public:
   bool launch(std::string &error) {
     const GpuKernel &k = *kernel_;
     if (matmul_) {
-      const MatmulCall &c = k.library;
+      const engine::LibraryCallSpec &c = k.library;
       auto at = [&](int32_t i) -> CUdeviceptr { return i >= 0 ? ptrs_[i] : 0; };
       const cublasStatus_t s =
           matmul_->run(ltHandle_, at(c.a), at(c.b), at(c.c), at(c.d),
@@ -220,7 +220,7 @@ private:
   /// A cuBLASLt candidate: the library, one handle and workspace per
   /// worker, and the call's descriptors with the algorithm it names.
   bool loadLibraryCall(const GpuKernel &k, std::string &error) {
-    const MatmulCall &c = k.library;
+    const engine::LibraryCallSpec &c = k.library;
     if (!lt_) {
       if (kiln_status s = lt::getLibrary(lt_, "the cuBLASLt candidate")) {
         error = statusText(s);
@@ -248,30 +248,10 @@ private:
         return false;
       workspaceBytes_ = c.workspaceBytes;
     }
-    lt::MatmulDesc d;
-    d.dtype = kiln_dtype_from_name(c.dtype.c_str());
-    d.tf32 = c.tf32;
-    d.m = c.m;
-    d.n = c.n;
-    d.k = c.k;
-    d.transA = c.transA;
-    d.transB = c.transB;
-    d.lda = c.lda;
-    d.ldb = c.ldb;
-    d.ldc = c.ldc;
-    d.batch = c.batch;
-    d.strideA = c.strideA;
-    d.strideB = c.strideB;
-    d.strideC = c.strideC;
-    d.alpha = c.alpha;
-    d.beta = c.beta;
-    d.epilogue = unsigned(c.epilogue);
-    d.algo = c.algo;
-    d.workspaceBytes = c.workspaceBytes;
-    d.alignment = c.alignment;
     if (kiln_status s = lt::Matmul::create(
-            *lt_, ltHandle_, d, c.bias >= 0 ? ptrs_[c.bias] : 0,
-            /*exact=*/true, matmul_, "cuBLASLt candidate")) {
+            *lt_, ltHandle_, c, c.workspaceBytes,
+            c.bias >= 0 ? ptrs_[c.bias] : 0, /*exact=*/true, matmul_,
+            "cuBLASLt candidate")) {
       error = statusText(s);
       return false;
     }
@@ -489,11 +469,12 @@ std::vector<char> encodeJobBytes(const GpuJob &job) {
     w.num<uint32_t>(k.smem);
     w.num<uint8_t>(k.hasLibrary);
     if (k.hasLibrary) {
-      const MatmulCall &c = k.library;
-      w.str(c.dtype);
+      const engine::LibraryCallSpec &c = k.library;
+      w.num<uint32_t>(uint32_t(c.dtype));
       w.num<uint8_t>(c.tf32);
       for (uint64_t v : {c.m, c.n, c.k, c.lda, c.ldb, c.ldc, c.batch,
-                         c.strideA, c.strideB, c.strideC, c.workspaceBytes})
+                         c.strideA, c.strideB, c.strideC, c.workspaceBytes,
+                         c.libraryVersion})
         w.num<uint64_t>(v);
       w.num<uint8_t>(c.transA);
       w.num<uint8_t>(c.transB);
@@ -560,17 +541,19 @@ bool decodeJobBytes(const std::vector<char> &bytes, GpuJob &job) {
       return false;
     k.hasLibrary = hasLibrary;
     if (k.hasLibrary) {
-      MatmulCall &c = k.library;
+      engine::LibraryCallSpec &c = k.library;
+      uint32_t dtype;
       uint8_t tf32, ta, tb, ep;
-      if (!r.str(c.dtype) || !r.num(tf32))
+      if (!r.num(dtype) || !r.num(tf32))
         return false;
+      c.dtype = static_cast<kiln_dtype>(dtype);
       for (uint64_t *v : {&c.m, &c.n, &c.k, &c.lda, &c.ldb, &c.ldc, &c.batch,
                           &c.strideA, &c.strideB, &c.strideC,
-                          &c.workspaceBytes})
+                          &c.workspaceBytes, &c.libraryVersion})
         if (!r.num(*v))
           return false;
       if (!r.num(ta) || !r.num(tb) || !r.num(c.alpha) || !r.num(c.beta) ||
-          !r.num(ep) || ep > uint8_t(MatmulEpilogue::GeluTanhBias))
+          !r.num(ep) || ep > uint8_t(engine::MatmulEpilogue::GeluTanhBias))
         return false;
       for (int32_t *v : {&c.a, &c.b, &c.c, &c.d, &c.bias})
         if (!r.num(*v))
@@ -580,7 +563,7 @@ bool decodeJobBytes(const std::vector<char> &bytes, GpuJob &job) {
       c.tf32 = tf32;
       c.transA = ta;
       c.transB = tb;
-      c.epilogue = MatmulEpilogue(ep);
+      c.epilogue = engine::MatmulEpilogue(ep);
     }
     uint64_t maps;
     if (!r.num(maps) || maps > bytes.size())

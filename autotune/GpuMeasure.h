@@ -12,9 +12,9 @@
 #ifndef KILN_AUTOTUNE_GPUMEASURE_H
 #define KILN_AUTOTUNE_GPUMEASURE_H
 
-#include "autotune/LibraryCall.h"
 #include "autotune/Measure.h"
 #include "autotune/TensorMap.h"
+#include "kiln/engine_writer.h"
 
 #include <array>
 #include <string>
@@ -27,7 +27,8 @@ namespace kiln::autotune {
 /// library call over those buffers (`hasLibrary`: no image, no entry).
 struct GpuKernel {
   bool hasLibrary = false;
-  MatmulCall library; ///< operands index the buffers, inputs first
+  /// A cuBLASLt call; its operands index the buffers, inputs first.
+  engine::LibraryCallSpec library;
   std::vector<TensorMapArg> tensorMaps;
   std::vector<char> image; ///< cubin (or PTX text, NUL-terminated)
   std::string entry;

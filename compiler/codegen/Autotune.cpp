@@ -73,14 +73,14 @@ bool measureSubset(const LaunchSpec &configured,
   std::vector<nvrtc::KernelRequest> requests;
   // Library calls (cuBLASLt) need no compiling: they join the job after
   // the compiled candidates, the reference never being one.
-  std::vector<std::pair<size_t, autotune::MatmulCall>> calls;
+  std::vector<std::pair<size_t, engine::LibraryCallSpec>> calls;
   for (size_t i : which) {
     LaunchSpec spec = configured;
     std::string why;
     cuda::KernelSource src;
-    autotune::MatmulCall call;
-    if (i != 0 && applyTuningConfig(spec, space.kept[i], target, why) &&
-        spec.config.getString("path") == "cublaslt") {
+    const bool applied = applyTuningConfig(spec, space.kept[i], target, why);
+    if (applied && i != 0 && spec.config.getString("path") == "cublaslt") {
+      engine::LibraryCallSpec call;
       if (cublasLtCall(spec, call, why))
         calls.emplace_back(i, call);
       else
@@ -88,9 +88,7 @@ bool measureSubset(const LaunchSpec &configured,
                                why);
       continue;
     }
-    spec = configured;
-    if (!applyTuningConfig(spec, space.kept[i], target, why) ||
-        !cuda::emitKernelSource(spec, src, why)) {
+    if (!applied || !cuda::emitKernelSource(spec, src, why)) {
       if (i == 0) {
         result.skipped = "the reference does not emit: " + why;
         return true;

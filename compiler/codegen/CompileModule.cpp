@@ -192,8 +192,6 @@ FailureOr<CompiledModel> compileModule(ModuleOp module,
       l.flops = estimateFlops(*spec);
       l.args = std::move(operands);
       l.hasLibrary = true;
-      l.libraryVersion =
-          static_cast<uint64_t>(spec->config.getInt("lt_version", 0));
       if (!cublasLtCall(*spec, l.library, error))
         return launch.emitOpError() << "cuBLASLt cannot run it: " << error;
       m.launches.push_back(std::move(l));

@@ -23,10 +23,10 @@
 #ifndef KILN_COMPILER_CODEGEN_COMPILEDMODEL_H
 #define KILN_COMPILER_CODEGEN_COMPILEDMODEL_H
 
-#include "autotune/LibraryCall.h"
 #include "autotune/TensorMap.h"
 #include "compiler/codegen/KernelSpec.h"
 #include "compiler/nvrtc/NvrtcCompiler.h"
+#include "kiln/engine_writer.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LogicalResult.h"
@@ -111,8 +111,7 @@ struct Launch {
   /// A library call in place of a kernel (`kernel` unused): a matmul whose
   /// config says path = cublaslt. Its operands index `args`.
   bool hasLibrary = false;
-  autotune::MatmulCall library;
-  uint64_t libraryVersion = 0; ///< the config's lt_version (0: unknown)
+  engine::LibraryCallSpec library;
 };
 
 struct CompiledModel {

@@ -38,9 +38,9 @@ uint32_t alignmentOf(uint64_t bytes) {
 
 } // namespace
 
-bool cublasLtCall(const LaunchSpec &s, autotune::MatmulCall &call,
+bool cublasLtCall(const LaunchSpec &s, engine::LibraryCallSpec &call,
                   std::string &why) {
-  call = autotune::MatmulCall();
+  call = engine::LibraryCallSpec();
   if (s.kind != "matmul") {
     why = "cuBLASLt runs matmul launches only";
     return false;
@@ -62,7 +62,9 @@ bool cublasLtCall(const LaunchSpec &s, autotune::MatmulCall &call,
     why = "cuBLASLt calls take extents in [1, 2^31)";
     return false;
   }
-  call.dtype = dtypeName(t);
+  call.dtype = t == DType::F16    ? KILN_DTYPE_F16
+               : t == DType::BF16 ? KILN_DTYPE_BF16
+                                  : KILN_DTYPE_F32;
   call.tf32 = s.config.getBool("tf32");
   const uint64_t elt = dtypeBytes(t);
 
@@ -94,7 +96,7 @@ bool cublasLtCall(const LaunchSpec &s, autotune::MatmulCall &call,
     return false;
   }
 
-  using E = autotune::MatmulEpilogue;
+  using E = engine::MatmulEpilogue;
   bool bias = false, act = false;
   E activation = E::None;
   if (l.hasC) {
@@ -193,6 +195,8 @@ bool cublasLtCall(const LaunchSpec &s, autotune::MatmulCall &call,
       align = std::min(align, alignmentOf(stride * elt));
   call.alignment = align;
   call.algo = uint32_t(std::max<int64_t>(0, s.config.getInt("algo", 0)));
+  call.libraryVersion =
+      uint64_t(std::max<int64_t>(0, s.config.getInt("lt_version", 0)));
   call.workspaceBytes = kCublasLtWorkspaceBytes;
   return true;
 }

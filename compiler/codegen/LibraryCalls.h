@@ -4,7 +4,7 @@
 // the operands swapped into cuBLASLt's column-major terms, the epilogue
 // program mapped onto cuBLASLt's epilogues. A launch whose config says
 // `path = cublaslt` is emitted as that call instead of a kernel
-// (autotune/LibraryCall.h). The mapping is all or nothing: a program with a
+// (engine::LibraryCallSpec, kiln/engine_writer.h). The mapping is all or nothing: a program with a
 // step cuBLASLt does not have (the erf GELU above all: cuBLASLt's GELU is
 // the tanh approximation) keeps the launch on Kiln's kernels.
 //
@@ -12,8 +12,8 @@
 #ifndef KILN_COMPILER_CODEGEN_LIBRARYCALLS_H
 #define KILN_COMPILER_CODEGEN_LIBRARYCALLS_H
 
-#include "autotune/LibraryCall.h"
 #include "autotune/TuningCache.h"
+#include "kiln/engine_writer.h"
 #include "compiler/codegen/KernelSpec.h"
 
 #include <string>
@@ -25,9 +25,10 @@ namespace kiln::codegen {
 constexpr uint64_t kCublasLtWorkspaceBytes = uint64_t(32) << 20;
 
 /// The cuBLASLt call computing matmul launch `spec` (operands: indices into
-/// its inputs, then its output; algo from the config's `algo`); false with
+/// its inputs, then its output; algo and libraryVersion from the config's
+/// `algo` and `lt_version`); false with
 /// `why` when cuBLASLt cannot compute exactly this launch.
-bool cublasLtCall(const LaunchSpec &spec, autotune::MatmulCall &call,
+bool cublasLtCall(const LaunchSpec &spec, engine::LibraryCallSpec &call,
                   std::string &why);
 
 /// Whether a tuning cache's `config` is a cuBLASLt choice made with another

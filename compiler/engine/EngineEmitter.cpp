@@ -1,8 +1,6 @@
 //===- EngineEmitter.cpp - CompiledModel to engine file -------------------===//
 #include "compiler/engine/EngineEmitter.h"
 
-#include <cstdlib>
-
 #include "kiln/engine_writer.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -107,36 +105,9 @@ bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
     ew::KernelSpec k;
     k.name = l.name;
     if (l.hasLibrary) {
-      const autotune::MatmulCall &c = l.library;
       k.hasLibrary = true;
       k.entry = "cublasLtMatmul";
-      ew::LibraryCallSpec &lib = k.library;
-      lib.dtype = kiln_dtype_from_name(c.dtype.c_str());
-      lib.tf32 = c.tf32;
-      lib.m = c.m;
-      lib.n = c.n;
-      lib.k = c.k;
-      lib.transA = c.transA;
-      lib.transB = c.transB;
-      lib.lda = c.lda;
-      lib.ldb = c.ldb;
-      lib.ldc = c.ldc;
-      lib.batch = c.batch;
-      lib.strideA = c.strideA;
-      lib.strideB = c.strideB;
-      lib.strideC = c.strideC;
-      lib.alpha = c.alpha;
-      lib.beta = c.beta;
-      lib.epilogue = static_cast<uint8_t>(c.epilogue);
-      lib.a = c.a;
-      lib.b = c.b;
-      lib.c = c.c;
-      lib.d = c.d;
-      lib.bias = c.bias;
-      lib.algo = c.algo;
-      lib.workspaceBytes = c.workspaceBytes;
-      lib.alignment = c.alignment;
-      lib.libraryVersion = l.libraryVersion;
+      k.library = l.library;
     } else {
       k.image = l.kernel;
       k.entry = model.kernels.at(l.kernel).entry;

@@ -58,24 +58,22 @@ cudaDataType_t dataType(kiln_dtype t) {
   }
 }
 
-cublasLtEpilogue_t epilogueOf(unsigned e) {
+cublasLtEpilogue_t epilogueOf(engine::MatmulEpilogue e) {
   switch (e) {
-  case 1:
+  case engine::MatmulEpilogue::Bias:
     return CUBLASLT_EPILOGUE_BIAS;
-  case 2:
+  case engine::MatmulEpilogue::Relu:
     return CUBLASLT_EPILOGUE_RELU;
-  case 3:
+  case engine::MatmulEpilogue::ReluBias:
     return CUBLASLT_EPILOGUE_RELU_BIAS;
-  case 4:
+  case engine::MatmulEpilogue::GeluTanh:
     return CUBLASLT_EPILOGUE_GELU;
-  case 5:
+  case engine::MatmulEpilogue::GeluTanhBias:
     return CUBLASLT_EPILOGUE_GELU_BIAS;
   default:
     return CUBLASLT_EPILOGUE_DEFAULT;
   }
 }
-
-bool hasBias(unsigned e) { return e == 1 || e == 3 || e == 5; }
 
 } // namespace
 
@@ -114,12 +112,14 @@ Matmul::~Matmul() {
 }
 
 kiln_status Matmul::create(const Library &lib, cublasLtHandle_t handle,
-                           const MatmulDesc &desc, CUdeviceptr biasAddress,
-                           bool exact, std::unique_ptr<Matmul> &out,
+                           const MatmulDesc &desc, uint64_t workspaceBytes,
+                           CUdeviceptr biasAddress, bool exact,
+                           std::unique_ptr<Matmul> &out,
                            const std::string &what) {
   std::unique_ptr<Matmul> mm(new Matmul);
   mm->lib_ = &lib;
   mm->desc_ = desc;
+  mm->workspaceBytes_ = workspaceBytes;
   cublasStatus_t st = CUBLAS_STATUS_SUCCESS;
   const char *call = "";
   auto check = [&](cublasStatus_t s, const char *name) {
@@ -153,7 +153,7 @@ kiln_status Matmul::create(const Library &lib, cublasLtHandle_t handle,
     check(lib.cublasLtMatmulDescSetAttribute(
               mm->op_, CUBLASLT_MATMUL_DESC_EPILOGUE, &ep, sizeof ep),
           "cublasLtMatmulDescSetAttribute(EPILOGUE)");
-    if (hasBias(desc.epilogue)) {
+    if (engine::matmulEpilogueHasBias(desc.epilogue)) {
       const void *p = reinterpret_cast<const void *>(biasAddress);
       check(lib.cublasLtMatmulDescSetAttribute(
                 mm->op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p, sizeof p),
@@ -187,7 +187,7 @@ kiln_status Matmul::create(const Library &lib, cublasLtHandle_t handle,
   check(lib.cublasLtMatmulPreferenceCreate(&pref),
         "cublasLtMatmulPreferenceCreate");
   if (pref) {
-    const uint64_t ws = desc.workspaceBytes;
+    const uint64_t ws = workspaceBytes;
     check(lib.cublasLtMatmulPreferenceSetAttribute(
               pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws),
           "cublasLtMatmulPreferenceSetAttribute(MAX_WORKSPACE_BYTES)");
@@ -230,7 +230,7 @@ kiln_status Matmul::create(const Library &lib, cublasLtHandle_t handle,
                              (unsigned long long)desc.n,
                              (unsigned long long)desc.k,
                              (unsigned long long)desc.batch,
-                             (unsigned long long)desc.workspaceBytes));
+                             (unsigned long long)workspaceBytes));
   uint32_t use = desc.algo;
   if (use >= uint32_t(usable)) {
     if (exact)
@@ -251,7 +251,7 @@ cublasStatus_t Matmul::run(cublasLtHandle_t handle, CUdeviceptr a,
                            CUdeviceptr b, CUdeviceptr c, CUdeviceptr d,
                            CUdeviceptr bias, CUdeviceptr workspace,
                            CUstream stream) const {
-  if (hasBias(desc_.epilogue) && bias != bias_) {
+  if (engine::matmulEpilogueHasBias(desc_.epilogue) && bias != bias_) {
     const void *p = reinterpret_cast<const void *>(bias);
     cublasStatus_t s = lib_->cublasLtMatmulDescSetAttribute(
         op_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p, sizeof p);
@@ -264,7 +264,7 @@ cublasStatus_t Matmul::run(cublasLtHandle_t handle, CUdeviceptr a,
   return lib_->cublasLtMatmul(
       handle, op_, &alpha, ptr(a), a_, ptr(b), b_, &beta,
       ptr(beta != 0 && c ? c : d), c_, ptr(d), c_, &algo_, ptr(workspace),
-      workspace ? desc_.workspaceBytes : 0,
+      workspace ? workspaceBytes_ : 0,
       reinterpret_cast<cudaStream_t>(stream));
 }
 

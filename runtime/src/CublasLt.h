@@ -10,6 +10,7 @@
 #define KILN_RUNTIME_CUBLASLT_H
 
 #include "Cuda.h"
+#include "kiln/engine_writer.h"
 
 #include <cublasLt.h>
 
@@ -52,25 +53,9 @@ kiln_status getLibrary(const Library *&library, const std::string &what);
 /// The library's default name, for messages.
 const char *defaultLibraryName();
 
-/// One matmul in cuBLASLt's column-major terms (fb::LibraryCall, and
-/// autotune::MatmulCall in the autotuner):
-/// D = epilogue(alpha * op(A) op(B) + beta * C), `batch` times.
-struct MatmulDesc {
-  kiln_dtype dtype = KILN_DTYPE_F16; ///< F16, BF16 or F32
-  bool tf32 = false;
-  uint64_t m = 0, n = 0, k = 0;
-  bool transA = false, transB = false;
-  uint64_t lda = 0, ldb = 0, ldc = 0;
-  uint64_t batch = 1;
-  uint64_t strideA = 0, strideB = 0, strideC = 0; ///< elements
-  float alpha = 1, beta = 0;
-  /// fb::MatmulEpilogue / autotune::MatmulEpilogue: none, bias, relu,
-  /// relu_bias, gelu_tanh, gelu_tanh_bias (0..5).
-  unsigned epilogue = 0;
-  uint32_t algo = 0; ///< index into the heuristic's answers
-  uint64_t workspaceBytes = 0;
-  uint32_t alignment = 256; ///< least byte alignment of A, B, C, D, bias
-};
+/// The matmul a call describes: engine::LibraryCallSpec (kiln/engine_writer.h),
+/// the plain form the codegen, the autotuner's workers and the executor share.
+using MatmulDesc = engine::LibraryCallSpec;
 
 /// "CUBLAS_STATUS_NOT_SUPPORTED" and the like.
 std::string statusText(const Library &library, cublasStatus_t status);
@@ -84,14 +69,16 @@ public:
   Matmul &operator=(const Matmul &) = delete;
 
   /// Builds the descriptors and asks the heuristic for up to 8 algorithms
-  /// (within desc.workspaceBytes) and takes answer desc.algo. With `exact`
+  /// (within `workspaceBytes`, the workspace the caller passes to run; 0 for
+  /// none) and takes answer desc.algo. With `exact`
   /// false an answer that no longer exists (another library version) falls
   /// back to the first; with `exact` true (the autotuner) it is an error.
   /// `biasAddress` is the bias (its address sets the alignment the
   /// heuristic assumes), 0 when the epilogue has none.
   static kiln_status create(const Library &library, cublasLtHandle_t handle,
-                            const MatmulDesc &desc, CUdeviceptr biasAddress,
-                            bool exact, std::unique_ptr<Matmul> &out,
+                            const MatmulDesc &desc, uint64_t workspaceBytes,
+                            CUdeviceptr biasAddress, bool exact,
+                            std::unique_ptr<Matmul> &out,
                             const std::string &what);
 
   /// Enqueues the call on `stream`. `c` is read only when beta != 0 (0: D).
@@ -109,6 +96,7 @@ private:
   Matmul() = default;
   const Library *lib_ = nullptr;
   MatmulDesc desc_;
+  uint64_t workspaceBytes_ = 0;
   cublasLtMatmulDesc_t op_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
   cublasLtMatmulAlgo_t algo_{};

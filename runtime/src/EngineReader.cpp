@@ -1114,6 +1114,37 @@ kiln_status verifyEngineImage(const uint8_t *data, size_t size,
   return verifyEngineContents(view);
 }
 
+engine::LibraryCallSpec libraryCallOf(const fb::LibraryCall &l) {
+  engine::LibraryCallSpec c;
+  c.dtype = static_cast<kiln_dtype>(l.dtype());
+  c.tf32 = l.tf32();
+  c.m = l.m();
+  c.n = l.n();
+  c.k = l.k();
+  c.transA = l.trans_a();
+  c.transB = l.trans_b();
+  c.lda = l.lda();
+  c.ldb = l.ldb();
+  c.ldc = l.ldc();
+  c.batch = l.batch();
+  c.strideA = l.stride_a();
+  c.strideB = l.stride_b();
+  c.strideC = l.stride_c();
+  c.alpha = l.alpha();
+  c.beta = l.beta();
+  c.epilogue = static_cast<engine::MatmulEpilogue>(l.epilogue());
+  c.a = l.a();
+  c.b = l.b();
+  c.c = l.c();
+  c.d = l.d();
+  c.bias = l.bias();
+  c.algo = l.algo();
+  c.workspaceBytes = l.workspace_bytes();
+  c.alignment = l.alignment();
+  c.libraryVersion = l.library_version();
+  return c;
+}
+
 } // namespace kiln::rt
 
 extern "C" kiln_status kiln_engine_verify(const void *data, size_t size,

@@ -11,6 +11,7 @@
 #define KILN_RUNTIME_ENGINEREADER_H
 
 #include "kiln/engine_format.h"
+#include "kiln/engine_writer.h"
 #include "kiln/kiln.h"
 
 #include "engine_generated.h"
@@ -80,6 +81,8 @@ std::string printable(const std::string &text);
 bool isArchName(const std::string &arch);
 /// The NUL-padded string of a fixed-size header field.
 std::string fixedString(const char *field, size_t size);
+/// A verified plan's library call in its plain form (the writer's spec).
+engine::LibraryCallSpec libraryCallOf(const fb::LibraryCall &call);
 
 } // namespace kiln::rt
 

@@ -823,31 +823,12 @@ kiln_status Context::prepareLibraryCalls() {
     const fb::LibraryCall *l = kernel->library();
     if (!l)
       continue;
-    cublaslt::MatmulDesc d;
-    d.dtype = static_cast<kiln_dtype>(l->dtype());
-    d.tf32 = l->tf32();
-    d.m = l->m();
-    d.n = l->n();
-    d.k = l->k();
-    d.transA = l->trans_a();
-    d.transB = l->trans_b();
-    d.lda = l->lda();
-    d.ldb = l->ldb();
-    d.ldc = l->ldc();
-    d.batch = l->batch();
-    d.strideA = l->stride_a();
-    d.strideB = l->stride_b();
-    d.strideC = l->stride_c();
-    d.alpha = l->alpha();
-    d.beta = l->beta();
-    d.epilogue = unsigned(l->epilogue());
-    d.algo = l->algo();
-    d.workspaceBytes = workspace_ ? l->workspace_bytes() : 0;
-    d.alignment = l->alignment();
+    const cublaslt::MatmulDesc d = libraryCallOf(*l);
     const CUdeviceptr bias =
         l->bias() >= 0 ? args_[k].slots[uint32_t(l->bias())] : 0;
     KILN_RETURN_IF_ERROR(cublaslt::Matmul::create(
-        *cublasLt_, cublasLtHandle_, d, bias, /*exact=*/false, matmuls_[k],
+        *cublasLt_, cublasLtHandle_, d, workspace_ ? d.workspaceBytes : 0,
+        bias, /*exact=*/false, matmuls_[k],
         where() + ": " + kernelName(plan, k)));
   }
   return nullptr;

@@ -149,7 +149,7 @@ void addLibraryCall(Fixture &f) {
   l.b = 1;
   l.d = 2;
   l.bias = 3;
-  l.epilogue = 1; // Bias
+  l.epilogue = MatmulEpilogue::Bias;
   l.algo = 2;
   l.workspaceBytes = 1 << 20;
   l.alignment = 16;
@@ -1226,7 +1226,7 @@ std::vector<SemanticCase> semanticCases() {
       {"library call epilogue",
        [](Fixture &f) {
          addLibraryCall(f);
-         f.plan.kernels[2].library.epilogue = 9;
+         f.plan.kernels[2].library.epilogue = MatmulEpilogue(9);
        },
        "library call: unknown epilogue 9"},
       {"library call tf32 on f16",

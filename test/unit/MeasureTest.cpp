@@ -304,7 +304,7 @@ TEST(GpuJobFile, RoundTripsAndRefusesDamage) {
   k.tensorMaps = {m, m};
   kiln::autotune::GpuKernel lib;
   lib.hasLibrary = true;
-  lib.library.dtype = "bf16";
+  lib.library.dtype = KILN_DTYPE_BF16;
   lib.library.m = 3072;
   lib.library.n = 4096;
   lib.library.k = 768;
@@ -313,7 +313,7 @@ TEST(GpuJobFile, RoundTripsAndRefusesDamage) {
   lib.library.batch = 3;
   lib.library.strideB = 12345;
   lib.library.beta = 0.5f;
-  lib.library.epilogue = kiln::autotune::MatmulEpilogue::GeluTanhBias;
+  lib.library.epilogue = kiln::engine::MatmulEpilogue::GeluTanhBias;
   lib.library.bias = 2;
   lib.library.algo = 5;
   lib.library.workspaceBytes = 32 << 20;
@@ -327,14 +327,14 @@ TEST(GpuJobFile, RoundTripsAndRefusesDamage) {
   ASSERT_EQ(back.candidates.size(), 3u);
   EXPECT_FALSE(back.candidates[0].hasLibrary);
   ASSERT_TRUE(back.candidates[2].hasLibrary);
-  const kiln::autotune::MatmulCall &c = back.candidates[2].library;
-  EXPECT_EQ(c.dtype, "bf16");
+  const kiln::engine::LibraryCallSpec &c = back.candidates[2].library;
+  EXPECT_EQ(c.dtype, KILN_DTYPE_BF16);
   EXPECT_EQ(c.m, 3072u);
   EXPECT_TRUE(c.transA);
   EXPECT_FALSE(c.transB);
   EXPECT_EQ(c.strideB, 12345u);
   EXPECT_EQ(c.beta, 0.5f);
-  EXPECT_EQ(c.epilogue, kiln::autotune::MatmulEpilogue::GeluTanhBias);
+  EXPECT_EQ(c.epilogue, kiln::engine::MatmulEpilogue::GeluTanhBias);
   EXPECT_EQ(c.bias, 2);
   EXPECT_EQ(c.c, -1);
   EXPECT_EQ(c.algo, 5u);

@@ -924,7 +924,7 @@ TEST_F(Gpu, CublasLtStepRunsInTheGraphAndKernelByKernel) {
   l.b = 1;
   l.d = 2;
   l.bias = 3;
-  l.epilogue = 3; // ReluBias
+  l.epilogue = MatmulEpilogue::ReluBias;
   l.workspaceBytes = 1 << 20;
   l.alignment = 16;
   p.kernels = {k};

@@ -499,7 +499,7 @@ int main(int argc, char **argv) {
     for (const auto &l : compiled.launches)
       if (l.hasLibrary)
         out.os() << "// ---- " << l.name << ": a cuBLASLt call (cublasLtMatmul, "
-                 << kiln::autotune::epilogueName(l.library.epilogue) << " epilogue, heuristic answer "
+                 << kiln::engine::matmulEpilogueName(l.library.epilogue) << " epilogue, heuristic answer "
                  << l.library.algo << "), no kernel\n";
   } else if (llvm::StringRef(outputPath).ends_with(".mlirbc")) {
     if (failed(mlir::writeBytecodeToFile(*module, out.os()))) {

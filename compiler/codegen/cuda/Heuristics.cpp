@@ -894,7 +894,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     if (path == "cublaslt") {
       // A library call (LibraryCalls.h), never the heuristic's choice: only
       // a measurement or --set puts it here. No kernel of Kiln's runs.
-      autotune::MatmulCall call;
+      engine::LibraryCallSpec call;
       if (!cublasLtCall(s, call, why))
         return fail("cuBLASLt cannot run this matmul: " + why);
       for (const char *k : {"tile_m", "tile_n", "tile_k", "warps_m",

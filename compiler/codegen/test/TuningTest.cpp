@@ -423,7 +423,7 @@ TEST(CublasLt, RowMajorProductIsTheSwappedColumnMajorOne) {
   LaunchSpec s = withEpilogue(
       "t0 = add(i0, i1) : f16; t1 = gelu{approximate=tanh}(t0) : f16",
       {{3072}});
-  autotune::MatmulCall c;
+  engine::LibraryCallSpec c;
   std::string why;
   ASSERT_TRUE(cublasLtCall(s, c, why)) << why;
   // D^T [N x M] = B^T A^T: cuBLASLt's A is Kiln's B (input 1).
@@ -440,9 +440,9 @@ TEST(CublasLt, RowMajorProductIsTheSwappedColumnMajorOne) {
   EXPECT_EQ(c.lda, 3072u);
   EXPECT_EQ(c.ldb, 768u);
   EXPECT_EQ(c.ldc, 3072u);
-  EXPECT_EQ(c.epilogue, autotune::MatmulEpilogue::GeluTanhBias);
+  EXPECT_EQ(c.epilogue, engine::MatmulEpilogue::GeluTanhBias);
   EXPECT_EQ(c.beta, 0.0f);
-  EXPECT_EQ(c.dtype, "f16");
+  EXPECT_EQ(c.dtype, KILN_DTYPE_F16);
 
   // A weight stored [N, K] (trans_b) is cuBLASLt's transposed A.
   LaunchSpec t = matmul(DType::F16, 128, 768, 3072);
@@ -451,11 +451,11 @@ TEST(CublasLt, RowMajorProductIsTheSwappedColumnMajorOne) {
   ASSERT_TRUE(cublasLtCall(t, c, why)) << why;
   EXPECT_TRUE(c.transA);
   EXPECT_EQ(c.lda, 768u);
-  EXPECT_EQ(c.epilogue, autotune::MatmulEpilogue::None);
+  EXPECT_EQ(c.epilogue, engine::MatmulEpilogue::None);
 }
 
 TEST(CublasLt, ResidualIsCAndReluComesLast) {
-  autotune::MatmulCall c;
+  engine::LibraryCallSpec c;
   std::string why;
   LaunchSpec s = withEpilogue("t0 = add(i0, i1) : f16; t1 = add(t0, i2) : f16; "
                               "t2 = relu(t1) : f16",
@@ -464,7 +464,7 @@ TEST(CublasLt, ResidualIsCAndReluComesLast) {
   EXPECT_EQ(c.bias, 2);
   EXPECT_EQ(c.c, 3);
   EXPECT_EQ(c.beta, 1.0f);
-  EXPECT_EQ(c.epilogue, autotune::MatmulEpilogue::ReluBias);
+  EXPECT_EQ(c.epilogue, engine::MatmulEpilogue::ReluBias);
   // An add after the activation is not cuBLASLt's order.
   s = withEpilogue("t0 = relu(i0) : f16; t1 = add(t0, i1) : f16",
                    {{128, 3072}});
@@ -483,7 +483,7 @@ TEST(CublasLt, ResidualIsCAndReluComesLast) {
 }
 
 TEST(CublasLt, TheErfGeluNeverMaps) {
-  autotune::MatmulCall c;
+  engine::LibraryCallSpec c;
   std::string why;
   for (const char *program :
        {"t0 = add(i0, i1) : f16; t1 = gelu{approximate=none}(t0) : f16",
@@ -502,7 +502,7 @@ TEST(CublasLt, TheErfGeluNeverMaps) {
 }
 
 TEST(CublasLt, BatchesNeedOneStride) {
-  autotune::MatmulCall c;
+  engine::LibraryCallSpec c;
   std::string why;
   // Attention scores: [4, 12, 128, 64] x [4, 12, 64, 128].
   LaunchSpec s;

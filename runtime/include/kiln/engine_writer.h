@@ -137,23 +137,71 @@ struct TensorMapSpec {
   uint32_t swizzle = 0;
 };
 
+/// cuBLASLt epilogues Kiln uses (fb::MatmulEpilogue): a bias is a vector of
+/// D's m rows; GeluTanh is GELU's tanh approximation (cuBLASLt's GELU), never
+/// a stand-in for the erf GELU.
+enum class MatmulEpilogue : uint8_t {
+  None = 0,
+  Bias = 1,
+  Relu = 2,
+  ReluBias = 3,
+  GeluTanh = 4,
+  GeluTanhBias = 5,
+};
+
+/// "none", "bias", "relu", "relu_bias", "gelu_tanh", "gelu_tanh_bias".
+inline const char *matmulEpilogueName(MatmulEpilogue e) {
+  switch (e) {
+  case MatmulEpilogue::None:
+    return "none";
+  case MatmulEpilogue::Bias:
+    return "bias";
+  case MatmulEpilogue::Relu:
+    return "relu";
+  case MatmulEpilogue::ReluBias:
+    return "relu_bias";
+  case MatmulEpilogue::GeluTanh:
+    return "gelu_tanh";
+  case MatmulEpilogue::GeluTanhBias:
+    return "gelu_tanh_bias";
+  }
+  return "unknown";
+}
+
+/// Whether the epilogue reads a bias vector.
+inline bool matmulEpilogueHasBias(MatmulEpilogue e) {
+  return e == MatmulEpilogue::Bias || e == MatmulEpilogue::ReluBias ||
+         e == MatmulEpilogue::GeluTanhBias;
+}
+
 /// A library call in place of a kernel launch (fb::LibraryCall): a cuBLASLt
-/// matmul in its column-major terms; the operands are indices into the
-/// kernel's args, -1 for none.
+/// matmul in its own column-major terms, D = epilogue(alpha * op(A) op(B) +
+/// beta * C), `batch` times. The one plain form of the call: the codegen
+/// derives it (codegen::cublasLtCall swaps Kiln's row-major operands), the
+/// autotuner's workers and the runtime run it (rt::cublaslt::Matmul), the
+/// writer stores it.
 struct LibraryCallSpec {
-  kiln_dtype dtype = KILN_DTYPE_F16;
-  bool tf32 = false;
+  kiln_dtype dtype = KILN_DTYPE_F16; ///< of A, B, C and D: F16, BF16, F32
+  bool tf32 = false;                 ///< F32 only: CUBLAS_COMPUTE_32F_FAST_TF32
   uint64_t m = 0, n = 0, k = 0;
   bool transA = false, transB = false;
-  uint64_t lda = 0, ldb = 0, ldc = 0;
+  uint64_t lda = 0, ldb = 0, ldc = 0; ///< D shares C's layout
   uint64_t batch = 1;
+  /// Elements between batches; 0 repeats one matrix for every batch.
   uint64_t strideA = 0, strideB = 0, strideC = 0;
   float alpha = 1, beta = 0;
-  uint8_t epilogue = 0; ///< fb::MatmulEpilogue
+  MatmulEpilogue epilogue = MatmulEpilogue::None;
+  /// Operands: indices into the kernel's args (in the autotuner, into the
+  /// launch's buffers: inputs, then the output); -1 for none. C is read only
+  /// when beta != 0.
   int32_t a = -1, b = -1, c = -1, d = -1, bias = -1;
+  /// Which of cublasLtMatmulAlgoGetHeuristic's answers to run (0: its first).
   uint32_t algo = 0;
   uint64_t workspaceBytes = 0;
+  /// Least byte alignment (a power of two up to 256) of every operand's
+  /// address and batch offset: what cuBLASLt's heuristic may assume.
   uint32_t alignment = 256;
+  /// cublasLtGetVersion() of the library that measured it; 0: unknown.
   uint64_t libraryVersion = 0;
 };
 
