@@ -10,6 +10,8 @@
 #            each bench invocation instead, as profile/b1-*, b2-*, ...)
 #   micro    bench/micro.py $MICRO_ARGS within $MICRO_TIMEOUT s
 #   tune     test/gpu/tune_check.sh (the autotuner: measure, cache, identical rebuild)
+#   cublas   bench/cublas_kernels.py $CUBLAS_ARGS: the cuBLAS kernels torch runs for the zoo's GEMMs
+#   ncu      bench/ncu_gemm.py $NCU_ARGS: Nsight Compute on Kiln's and cuBLAS's GEMM kernels
 # Everything lands in $OUT/results.tar.gz (the device tool returns few files)
 # and the log in $OUT/session.log.
 set -uo pipefail
@@ -61,6 +63,19 @@ step_micro() {
     --results "$R/bench" 2>&1 | grep -v "Warning\|warn(" | tail -n 70
   echo "== micro took $(( $(date +%s) - t )) s"
 }
+step_cublas() {
+  t=$(date +%s)
+  mkdir -p "$R/bench"
+  timeout "${CUBLAS_TIMEOUT:-120}" python3 bench/cublas_kernels.py ${CUBLAS_ARGS:-} \
+    --out "$R/bench/cublas-kernels-$(date +%H%M%S).md" 2>&1 | grep -v "Warning\|warn(" | tail -n 40
+  echo "== cublas took $(( $(date +%s) - t )) s"
+}
+step_ncu() {
+  t=$(date +%s)
+  timeout "${NCU_TIMEOUT:-300}" python3 bench/ncu_gemm.py --bin "$K/bin" --work /tmp/kiln-ncu \
+    --out "$R/ncu" ${NCU_ARGS:-} 2>&1 | tail -n 30
+  echo "== ncu took $(( $(date +%s) - t )) s"
+}
 step_tune() {
   t=$(date +%s)
   timeout "${TUNE_TIMEOUT:-240}" test/gpu/tune_check.sh "$K/bin" "$R/tune"
@@ -68,7 +83,7 @@ step_tune() {
 }
 for s in ${STEPS//,/ }; do
   case $s in
-    check | bench | profile | micro | tune) "step_$s" ;;
+    check | bench | profile | micro | tune | cublas | ncu) "step_$s" ;;
     *) echo "gpu_session: unknown step '$s'" ;;
   esac
 done

@@ -106,9 +106,28 @@ PATH_FLAGS = {
                              "--set=matmul.pingpong=false", "--set=matmul.stages=4",
                              "--set=matmul.tile_n=256", "--set=matmul.cluster=2"),
     # The TMA kernel storing its fragments directly, or through shared
-    # memory in 16-byte rows (the default with an epilogue program).
-    "wgmma-direct": ("--matmul-path=wgmma", "--set=matmul.stage_out=false"),
-    "wgmma-staged": ("--matmul-path=wgmma", "--set=matmul.stage_out=true"),
+    # memory in 16-byte rows (the default with an epilogue program where
+    # the TMA store is off).
+    # The TMA-store epilogue (outputs through shared memory and the copy
+    # engine, whole 32-byte sectors) on the heuristic's tiles, on 128 x 128
+    # ping-pong tiles alone and in pairs of blocks sharing B, and on 128 x
+    # 256 cooperative tiles alone and in pairs (cuBLAS's 256 x 128 pairs
+    # load as much per FLOP).
+    "tma-store": ("--set=matmul.tma_store=true",),
+    "wgmma-pp-st": ("--matmul-path=wgmma", "--set=matmul.tma_store=true", "--set=matmul.stages=4",
+                    "--set=matmul.tile_m=128", "--set=matmul.tile_n=128", "--set=matmul.warpgroups=2",
+                    "--set=matmul.pingpong=true"),
+    "wgmma-pp-cluster-st": ("--matmul-path=wgmma", "--set=matmul.tma_store=true", "--set=matmul.stages=4",
+                            "--set=matmul.tile_m=128", "--set=matmul.tile_n=128", "--set=matmul.warpgroups=2",
+                            "--set=matmul.pingpong=true", "--set=matmul.cluster=2"),
+    "wgmma-256-st": ("--matmul-path=wgmma", "--set=matmul.tma_store=true", "--set=matmul.stages=3",
+                     "--set=matmul.pingpong=false", "--set=matmul.tile_m=128", "--set=matmul.warpgroups=2",
+                     "--set=matmul.tile_n=256", "--set=matmul.stages=4"),
+    "wgmma-256c-st": ("--matmul-path=wgmma", "--set=matmul.tma_store=true", "--set=matmul.stages=3",
+                      "--set=matmul.pingpong=false", "--set=matmul.tile_m=128", "--set=matmul.warpgroups=2",
+                      "--set=matmul.tile_n=256", "--set=matmul.cluster=2", "--set=matmul.stages=4"),
+    "wgmma-direct": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=false"),
+    "wgmma-staged": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=true"),
 }
 GEMMS = [
     ("bert 1x128 qkv", 128, 768, 768), ("bert 1x128 ffn1", 128, 768, 3072),
