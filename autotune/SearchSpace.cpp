@@ -145,7 +145,7 @@ const std::set<std::string> &tuningKeys(const std::string &kind) {
       {"matmul",
        {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n",
         "stage_out", "stages", "split_k", "warpgroups", "tma", "group_m",
-        "pingpong", "cluster", "algo", "lt_version"}},
+        "pingpong", "cluster", "algo", "lt_version", "tma_store"}},
       {"attention", {"variant", "block_m", "block_n"}},
       {"conv",
        {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n", "stage_out",

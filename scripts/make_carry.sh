@@ -120,6 +120,22 @@ python3 "$ROOT/test/tools/mkonnx.py" -o "$BT/both.onnx" \
 for f in eval.npz inputs.npz ort.npz; do
   cp "$STAGE/engines/tf32-wgmma-mlp.tf32.$f" "$STAGE/engines/tf32-cublaslt-mlp.tf32.$f"
 done
+# The TMA-store epilogue (--set=matmul.tma_store=true: the outputs leave
+# through shared memory and the copy engine) on the same ragged MLP (M = 300,
+# N = 520 and 200: partial tiles and 64-column blocks the copy clips; bias +
+# tanh GELU, bias + residual) with the heuristic's tiles, 128 x 128
+# ping-pong and 128 x 256 cooperative pairs of blocks; against the evaluator.
+for v in "tma-store-mlp.fp16:" \
+  "tma-store-pp-mlp.fp16:--set=matmul.stages=4 --set=matmul.tile_m=128 --set=matmul.tile_n=128 --set=matmul.warpgroups=2 --set=matmul.pingpong=true" \
+  "tma-store-256c-mlp.fp16:--set=matmul.stages=3 --set=matmul.pingpong=false --set=matmul.tile_m=128 --set=matmul.warpgroups=2 --set=matmul.tile_n=256 --set=matmul.cluster=2 --set=matmul.stages=4"; do
+  e="$STAGE/engines/${v%%:*}"
+  # shellcheck disable=SC2086
+  "$BUILD/bin/kilnc" "$BT/ltmlp.onnx" -O2 --matmul-path=wgmma --set=matmul.tma_store=true ${v#*:} -o "$e.engine"
+  cp "$STAGE/engines/cublaslt-mlp.fp16.ort.npz" "$e.ort.npz"
+  cp "$BT/ltmlp.inputs.npz" "$e.inputs.npz"
+  "$BUILD/bin/kiln-inspect" "$e.engine" | grep -q "tma\[output" ||
+    { echo "make_carry: ${v%%:*} has no output tensor map"; exit 1; }
+done
 for e in cublaslt-mlp.fp16 cublaslt-batched.fp16 tf32-cublaslt-mlp.tf32; do
   "$BUILD/bin/kiln-inspect" "$STAGE/engines/$e.engine" --kernels | grep -q "cublasLt matmul" ||
     { echo "make_carry: $e has no cuBLASLt call"; exit 1; }

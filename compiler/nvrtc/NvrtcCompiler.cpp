@@ -118,6 +118,28 @@ std::mutex cacheMutex;
 std::unordered_map<uint64_t, std::shared_ptr<const CacheEntry>> cache;
 std::atomic<uint64_t> compiles{0};
 
+} // namespace
+
+std::string wgmmaStallDiagnostic(const std::string &log) {
+  // ptxas's codes for a wgmma pipeline it could not keep asynchronous:
+  // C7510-C7519 ("wgmma.mma_async instructions are serialized due to ...",
+  // C7514 among them; "warpgroup.wait is injected ...", C7517).
+  size_t at = 0;
+  while ((at = log.find("(C751", at)) != std::string::npos) {
+    if (at + 7 <= log.size() && log[at + 6] == ')' && log[at + 5] >= '0' &&
+        log[at + 5] <= '9') {
+      const size_t nl = log.rfind('\n', at);
+      const size_t begin = nl == std::string::npos ? 0 : nl + 1;
+      const size_t end = std::min(log.find('\n', at), log.size());
+      return log.substr(begin, end - begin);
+    }
+    ++at;
+  }
+  return "";
+}
+
+namespace {
+
 /// One NVRTC compilation; fills `entry` or `log`.
 bool compileOne(const NvrtcApi &api, const KernelRequest &req,
                 const std::vector<std::string> &options, CacheEntry &entry,
@@ -144,9 +166,17 @@ bool compileOne(const NvrtcApi &api, const KernelRequest &req,
          (programLog.back() == '\0' || programLog.back() == '\n'))
     programLog.pop_back();
   bool ok = r == 0;
+  std::string stalled;
   if (!ok) {
     log = std::string(api.getErrorString(r)) +
           (programLog.empty() ? "" : ":\n" + programLog);
+  } else if (!(stalled = wgmmaStallDiagnostic(programLog)).empty()) {
+    // ptxas made the wgmma pipeline synchronous (serialized the
+    // instructions or injected a wait): the kernel is correct but runs far
+    // below its speed, so it is refused rather than shipped (the autotuner
+    // drops such a candidate like any that fails to compile).
+    ok = false;
+    log = "ptxas serialized this kernel's wgmma pipeline: " + stalled;
   } else {
     size_t size = 0;
     ok = api.getPTXSize(prog, &size) == 0;

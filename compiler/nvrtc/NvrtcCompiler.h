@@ -70,6 +70,12 @@ bool compileKernels(const std::vector<KernelRequest> &requests,
                     const CompileOptions &options,
                     std::vector<CompiledKernel> &out, std::string &error);
 
+/// The ptxas line of `log` (an NVRTC program log) saying that a kernel's
+/// wgmma pipeline was made synchronous (warnings C7510-C7519: serialized
+/// wgmma instructions, an injected warpgroup wait), or "" when there is
+/// none. compileKernels refuses such a kernel with that line.
+std::string wgmmaStallDiagnostic(const std::string &log);
+
 /// Drops every cached result (tests).
 void clearCompileCache();
 /// Number of NVRTC compilations run so far in this process (tests).

@@ -128,6 +128,8 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
          << (s.config.getBool("pingpong") ? "true" : "false")
          << ", STAGE_OUT = "
          << (s.config.getBool("stage_out") ? "true" : "false")
+         << ", TMA_STORE = "
+         << (s.config.getBool("tma_store", false) ? "true" : "false")
          << ";\n  static constexpr int CLUSTER = " << s.config.getInt("cluster", 1)
          << ";\n";
     os << "  static constexpr bool A_VEC = true, B_VEC = true;\n";
@@ -250,9 +252,12 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   if (split > 1)
     os << "__cluster_dims__(" << split << ", 1, 1) ";
   os << out.entry << "(" << kernelParams(s);
+  const bool tmaStore = tma && s.config.getBool("tma_store", false);
   if (tma)
     os << ", const __grid_constant__ kiln::mm::tensor_map tm_a, "
           "const __grid_constant__ kiln::mm::tensor_map tm_b";
+  if (tmaStore)
+    os << ", const __grid_constant__ kiln::mm::tensor_map tm_c";
   os << ") {\n";
   if (hasEpilogue) {
     os << "  const Extra extra{";
@@ -265,8 +270,8 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
                      : l.hasC    ? "in2"
                                  : "static_cast<const P::CT *>(nullptr)";
   if (tma) {
-    os << "  kiln::mm::wgmma_tma_gemm<P>(" << cArg
-       << ", out0, tm_a, tm_b);\n}\n";
+    os << "  kiln::mm::wgmma_tma_gemm<P>(" << cArg << ", out0, tm_a, tm_b"
+       << (tmaStore ? ", &tm_c" : "") << ");\n}\n";
     out.source = os.str();
     // A and B as 2-D tensors, innermost first (matmul_sm90.cuh): K-major
     // operands copied a whole tile at a time, MN-major ones in 64-column
@@ -302,6 +307,22 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
                       map(1, l.transB, l.n,
                           s.config.getInt("tile_n") /
                               s.config.getInt("cluster", 1))};
+    // The TMA-store epilogue's output: [M, N] row-major, a box of 64
+    // columns (128 bytes) by one consumer warpgroup's rows.
+    if (tmaStore) {
+      const int64_t wgRows = s.config.getBool("pingpong")
+                                 ? s.config.getInt("tile_m")
+                                 : s.config.getInt("tile_m") /
+                                       s.config.getInt("warpgroups");
+      autotune::TensorMapArg m;
+      m.buffer = static_cast<uint32_t>(s.inputs.size());
+      m.dtype = dtypeName(s.outputs[0].dtype);
+      m.dims = {static_cast<uint64_t>(l.n), static_cast<uint64_t>(l.m)};
+      m.strides = {static_cast<uint64_t>(l.n) * 2};
+      m.box = {64, static_cast<uint32_t>(wgRows)};
+      m.swizzle = 128;
+      out.tensorMaps.push_back(std::move(m));
+    }
     return true;
   }
   os << "  kiln::mm::"

@@ -401,14 +401,37 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   const int64_t stageBytes0 = (c.getInt("tile_m") + bRows0) * 128;
   // The staged epilogue's bytes if it is on (an upper bound: it may turn
   // out ineligible below, leaving room unused).
+  // Large outputs leave in whole 32-byte sectors: the direct path's pair
+  // stores fill half of each (Nsight Compute, H200, BERT's FFN1 as a plain
+  // product: 50 MB of L2 writes for a 25 MB output, L2 at 71% of its peak,
+  // cuBLAS 36%). Ping-pong tiles stage their epilogue (below); cooperative
+  // ones of two waves or more without an epilogue program, whose staged
+  // tile would not fit beside the stages, take the TMA store. H200,
+  // 2026-12-04, fp16 (micro-204234, micro-205700), against the direct
+  // stores: staged ping-pong BERT 32x128 FFN1 0.0320 vs 0.0419 ms, GPT-2
+  // QKV 0.0273 vs 0.0378, ViT FFN1 0.0892 vs 0.1218; TMA store on 128 x 256
+  // tiles 4096^3 0.1819 vs 0.1991, 8192^3 1.467 vs 1.709. With an epilogue
+  // program the TMA store lost to the staged path (BERT's FFN1 + erf GELU
+  // 0.0613 vs 0.0501), and with a wave or less to the direct stores.
+  const bool pingpong0 = tma && c.getBool("pingpong", false);
+  if (tma && !pingpong0 && !c.has("epilogue") && l.batch == 1 && eb == 2 &&
+      dtypeBytes(s.outputs[0].dtype) == 2 && l.n % 8 == 0 &&
+      s.outputs[0].alignment % 16 == 0 && c.getInt("tile_n") % 64 == 0 &&
+      tiles(c.getInt("tile_m"), c.getInt("tile_n")) >= 2 * kTargetSMs)
+    c.setDefault("tma_store", ConfigValue::ofBool(true));
+  const bool storeAsked = tma && c.getBool("tma_store", false);
   const int64_t stagingBytes0 =
       tma && c.getBool("stage_out",
-                       c.has("epilogue") ||
-                           ceilDiv(l.m, c.getInt("tile_m")) *
-                                   ceilDiv(l.n, c.getInt("tile_n")) <=
-                               kTargetSMs)
+                       !storeAsked &&
+                           (c.has("epilogue") || pingpong0 ||
+                            ceilDiv(l.m, c.getInt("tile_m")) *
+                                    ceilDiv(l.n, c.getInt("tile_n")) <=
+                                kTargetSMs))
           ? c.getInt("tile_m") * (c.getInt("tile_n") + 8) * eb *
                 (c.getBool("pingpong") ? 2 : 1)
+      : storeAsked
+          ? c.getInt("tile_m") * std::min<int64_t>(2, c.getInt("tile_n") / 64) *
+                128 * (c.getBool("pingpong") ? 2 : 1)
           : 0;
   // cp.async: 4 stages (H200, 2026-12-02). TMA: as many as fit, up to 6
   // (4 at 128 x 256, 6 at 128 x 128; a stage less with a staged epilogue).
@@ -434,6 +457,7 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
     c.erase("group_m");
     c.erase("pingpong");
     c.erase("cluster");
+    c.erase("tma_store");
   }
   // cluster (TMA kernel): pairs of blocks on vertically adjacent tiles,
   // sharing each B tile through TMA multicast (matmul_sm90.cuh); a K-major
@@ -480,16 +504,17 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
                          s.outputs[0].alignment % 16 == 0 &&
                          (c.has("epilogue") ||
                           (!l.hasC && c.getFloat("alpha", 1.0) == 1.0));
-  // On by default where there is an epilogue program to run or the tiles
-  // take one wave (BERT 1x128's FFN1: 0.0084 ms staged, 0.0112 direct);
-  // off for large plain products, whose direct stores keep a stage more
-  // (0.97x cuBLAS's time at 4096^3; H200, 2026-12-03).
+  // On by default where there is an epilogue program to run, the tiles
+  // take one wave (BERT 1x128's FFN1: 0.0084 ms staged, 0.0112 direct) or
+  // ping-pong (whole-sector stores, above); off for large cooperative
+  // tiles, which take the TMA store or keep a stage more.
   const bool oneWave =
       ceilDiv(l.m, c.getInt("tile_m")) * ceilDiv(l.n, c.getInt("tile_n")) <=
       kTargetSMs;
   const bool stageAsked = c.has("stage_out");
   bool stageOut = tma && stageable &&
-                  c.getBool("stage_out", c.has("epilogue") || oneWave);
+                  c.getBool("stage_out", !storeAsked && (c.has("epilogue") ||
+                                                         oneWave || pingpong));
   // matmul_sm90.cuh's wgmma_smem_bytes: the stages, each A (tile_m rows of
   // 128 bytes) and B (tile_n rows, or 64-column blocks of 64 k rows when B
   // is N-major), plus 1 KiB to align them to 1024 bytes.
@@ -506,7 +531,36 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
     c.set("stage_out", ConfigValue::ofBool(stageOut));
   else
     c.erase("stage_out");
-  const int64_t bytes = base + (stageOut ? staging : 0);
+  // tma_store (TMA kernel): the epilogue's results written to shared memory
+  // in 64-column blocks and stored by the copy engine (matmul_sm90.cuh's
+  // store_wgmma_tile_tma): whole 32-byte sectors, where the direct path's
+  // pair stores fill half of each (Nsight Compute, H200, BERT's FFN1:
+  // 50 MB of L2 writes for a 25 MB output, and L2 at 71% of its peak).
+  // Two buffers of rows x 64 outputs per consumer warpgroup (one where
+  // tile_n is 64).
+  const bool tmaStore = storeAsked;
+  int64_t storeBytes = 0;
+  if (tmaStore) {
+    // The two epilogues exclude each other; the TMA store, where asked,
+    // takes the place of the staged one (which may have been a default).
+    if (stageOut) {
+      stageOut = false;
+      c.set("stage_out", ConfigValue::ofBool(false));
+    }
+    if (l.batch != 1)
+      return no("tma_store takes single products (batch 1)");
+    if (eb != 2 || dtypeBytes(s.outputs[0].dtype) != 2)
+      return no("tma_store writes 16-bit outputs");
+    if (l.n % 8 != 0 || s.outputs[0].alignment % 16 != 0)
+      return no("tma_store needs 16-byte aligned output rows (N % 8 == 0)");
+    if (bn % 64 != 0)
+      return no("tma_store stores 64-column blocks: tile_n must be a "
+                "multiple of 64");
+    storeBytes = wg * std::min<int64_t>(2, bn / 64) * rows * 128;
+  }
+  if (tma)
+    c.set("tma_store", ConfigValue::ofBool(tmaStore));
+  const int64_t bytes = base + (stageOut ? staging : 0) + storeBytes;
   if (bytes > kMaxDynamicSmem)
     return no("wgmma tiles need " + std::to_string(bytes) +
               " bytes of shared memory for " + std::to_string(stages) +
@@ -890,6 +944,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       c.erase("group_m");
       c.erase("pingpong");
       c.erase("cluster");
+      c.erase("tma_store");
     }
     if (path == "cublaslt") {
       // A library call (LibraryCalls.h), never the heuristic's choice: only

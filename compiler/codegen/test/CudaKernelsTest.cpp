@@ -1604,6 +1604,48 @@ int main(int argc, char **argv) {
         error.c_str());
     ++failures;
   }
+  // A kernel whose wgmma pipeline ptxas makes synchronous (here: an
+  // accumulator read before wgmma.wait_group, so ptxas injects a wait,
+  // C7517) is refused with ptxas's line, not shipped slow.
+  std::vector<kiln::nvrtc::KernelRequest> stalled = {
+      {"stalled_wgmma", "kiln_stalled",
+       R"(extern "C" __global__ void kiln_stalled(float *out,
+           unsigned long long da, unsigned long long db) {
+         float d[8];
+         for (int i = 0; i < 8; ++i) d[i] = 0.f;
+         asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+         asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+           "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 "
+           "{%0,%1,%2,%3,%4,%5,%6,%7}, %8, %9, p, 1, 1, 0, 0;\n}\n"
+           : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]),
+             "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+           : "l"(da), "l"(db), "r"(1));
+         asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+         d[0] += 1.0f;
+         asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
+         for (int i = 0; i < 8; ++i) out[threadIdx.x * 8 + i] = d[i];
+       })",
+       "sm_90a"}};
+  if (kiln::nvrtc::compileKernels(stalled, options, compiled, error) ||
+      error.find("stalled_wgmma") == std::string::npos ||
+      error.find("wgmma pipeline") == std::string::npos ||
+      error.find("C7517") == std::string::npos) {
+    std::printf("FAIL: a kernel with a serialized wgmma pipeline was not "
+                "refused with ptxas's line: %s\n",
+                error.c_str());
+    ++failures;
+  }
+  if (kiln::nvrtc::wgmmaStallDiagnostic(
+          "ptxas info : (C7514) Potential Performance Loss: wgmma.mma_async "
+          "instructions are serialized\nptxas info : Used 90 registers") !=
+          "ptxas info : (C7514) Potential Performance Loss: wgmma.mma_async "
+          "instructions are serialized" ||
+      !kiln::nvrtc::wgmmaStallDiagnostic(
+           "ptxas info : (C7020) something else\n(C751")
+           .empty()) {
+    std::printf("FAIL: wgmmaStallDiagnostic picked the wrong line\n");
+    ++failures;
+  }
   std::printf("%zu kernels, %d failures (NVRTC %s, %s)\n", requests.size(),
               failures, kiln::nvrtc::nvrtcVersion().c_str(),
               options.arch.c_str());

@@ -139,6 +139,15 @@ struct stage_out_of<P, decltype(void(P::STAGE_OUT))> {
   static constexpr bool value = P::STAGE_OUT;
 };
 
+/// P::TMA_STORE when P declares it true (the TMA kernel's option).
+template <class P, class = void> struct tma_store_of {
+  static constexpr bool value = false;
+};
+template <class P>
+struct tma_store_of<P, decltype(void(P::TMA_STORE))> {
+  static constexpr bool value = P::TMA_STORE;
+};
+
 /// P::CLUSTER (the TMA kernel's option): blocks of a cluster that share
 /// each B tile through TMA multicast, else 1.
 template <class P, class = void> struct cluster_of {
@@ -525,10 +534,24 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
   /// outputs, rows padded by 8 elements (16 bytes) so the fragments' pair
   /// stores of 8 rows land in distinct banks.
   static constexpr u32 OUT_PITCH = P::BN + 8;
+  /// The TMA-store epilogue's buffers per consumer warpgroup: 64-column
+  /// blocks of its WM rows (128 bytes a row, 128-byte swizzled), two of
+  /// them (one where the tile has a single block), so that one block is
+  /// written while the copy engine reads the previous one.
+  static constexpr int STORE_BLOCKS = P::BN / 64;
+  static constexpr int STORE_BUFS = STORE_BLOCKS < 2 ? STORE_BLOCKS : 2;
+  static constexpr u32 STORE_BLOCK_BYTES = wgmma_shape<P>::WM * 128;
   static constexpr u32 OUT_BYTES =
       stage_out_of<P>::value
           ? wgmma_shape<P>::WM * OUT_PITCH * sizeof(typename P::T)
-          : 0;
+      : tma_store_of<P>::value ? STORE_BUFS * STORE_BLOCK_BYTES
+                               : 0;
+  static_assert(!tma_store_of<P>::value ||
+                    (!stage_out_of<P>::value && P::BN % 64 == 0 &&
+                     P::N % 8 == 0 && P::BATCH == 1 &&
+                     sizeof(typename P::T) == 2),
+                "the TMA-store epilogue writes 64-column blocks of 16-bit "
+                "outputs of a single product (N % 8 == 0)");
   static_assert(!stage_out_of<P>::value || P::N % 8 == 0,
                 "16-byte output rows need N % 8 == 0");
   static_assert(!stage_out_of<P>::value || sizeof(typename P::T) == 2,
@@ -543,7 +566,8 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
 };
 
 /// The dynamic shared memory of wgmma_tma_gemm<P>: alignment slack, the
-/// stages, then the barriers.
+/// stages, the consumers' epilogue tiles (1024-byte aligned, as the
+/// TMA-store epilogue's swizzle needs), then the barriers.
 template <class P> __host__ __device__ constexpr u32 wgmma_tma_smem_bytes() {
   return 1024 + P::STAGES * wgmma_shape<P>::STAGE_BYTES +
          wgmma_tma_shape<P>::BARRIER_BYTES +
@@ -602,6 +626,89 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
   }
 }
 
+/// A 2-D tile copy shared -> global (the bulk tensor copy engine's store;
+/// elements outside the tensor are not written), in this thread's current
+/// bulk async-group.
+__device__ __forceinline__ void tma_store_2d(const tensor_map *map, u32 src,
+                                             int c0, int c1) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, "
+               "{%2, %3}], [%1];\n" ::"l"(reinterpret_cast<u64>(map)),
+               "r"(src), "r"(c0), "r"(c1)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+/// Waits until at most N of this thread's bulk async-groups still read
+/// their shared memory.
+template <int N> __device__ __forceinline__ void bulk_wait_read() {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+/// Waits until all of this thread's bulk async-groups have completed.
+__device__ __forceinline__ void bulk_wait_all() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+/// A 4-byte shared store. No "memory" clobber: that would make the
+/// compiler reload the epilogue's operands (a bias) after every store; the
+/// fence and barrier after the stores are asm volatile with the clobber,
+/// and volatile asm keeps its order.
+__device__ __forceinline__ void st_shared_u32(u32 addr, u32 v) {
+  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v));
+}
+
+/// The TMA-store epilogue of one consumer warpgroup (P::TMA_STORE): its
+/// rows [m0, m0 + WM) x columns [n0, n0 + BN) go out in 64-column blocks.
+/// For each block the warpgroup writes P::epilogue of its accumulators
+/// (in registers, as the direct path does) into a shared buffer laid out as
+/// the output tensor map's 128-byte swizzled box (row r at r * 128, its
+/// 16-byte chunk q at q ^ (r % 8): a warp's pair stores of 8 rows then hit
+/// 32 distinct banks), and the leader hands it to the copy engine, which
+/// writes whole 32-byte sectors and skips what lies outside the output. The
+/// buffers rotate (STORE_BUFS): before a buffer is written again, the copy
+/// that last read it (maybe the previous tile's) must be done reading.
+/// `buf` is the warpgroup's first buffer, `bar` its named barrier.
+template <class P, int MI, int R, class I>
+__device__ __forceinline__ void
+store_wgmma_tile_tma(const typename P::CT *__restrict__ c,
+                     const float (&acc)[MI][R], u32 buf, const tensor_map *map,
+                     I m0, I n0, u32 bar, bool leader) {
+  typedef typename P::T T;
+  typedef wgmma_tma_shape<P> S;
+  const int warp = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
+  const int r0 = warp * 16 + (lane >> 2), c0 = (lane & 3) * 2;
+#pragma unroll
+  for (int j = 0; j < S::STORE_BLOCKS; ++j) {
+    const u32 dst = buf + (j % S::STORE_BUFS) * S::STORE_BLOCK_BYTES;
+    if (leader)
+      bulk_wait_read<S::STORE_BUFS - 1>();
+    named_barrier(bar, 128);
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+      for (int q = 0; q < 8; ++q) // the row's 16-byte chunk: 8 columns
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = r0 + i * 64 + h * 8, col = j * 64 + q * 8 + c0;
+          const I gm = m0 + r, gn = n0 + col;
+          const int f = 4 * (col / 8) + 2 * h;
+          u32 bits = 0; // Outside the output: never stored.
+          if (gm < P::M && gn < P::N) // N % 8 == 0: gn + 1 < N too
+            bits = static_cast<u32>(P::epilogue(acc[i][f], c, gm, gn).bits) |
+                   static_cast<u32>(
+                       P::epilogue(acc[i][f + 1], c, gm, gn + 1).bits)
+                       << 16;
+          st_shared_u32(dst + r * 128 + ((q ^ (r & 7)) << 4) + c0 * 2, bits);
+        }
+    fence_proxy_async_shared();
+    named_barrier(bar, 128);
+    if (leader) {
+      tma_store_2d(map, dst, static_cast<int>(n0) + j * 64,
+                   static_cast<int>(m0));
+      bulk_commit();
+    }
+  }
+}
+
 /// tf32: rounds rows [row0, row0 + ROWS) of the K-major A tile in the stage
 /// at `st` (128 bytes a row) to tf32 in place, as mma.sync's operands and
 /// the evaluator are rounded (tf32_bits: cvt.rna); wgmma would otherwise
@@ -646,7 +753,7 @@ template <class P>
 __device__ __forceinline__ void
 wgmma_tma_gemm(const typename P::CT *__restrict__ c,
                typename P::T *__restrict__ out, const tensor_map &map_a,
-               const tensor_map &map_b) {
+               const tensor_map &map_b, const tensor_map *map_c = nullptr) {
   typedef typename P::I I;
   typedef wgmma_tma_shape<P> S;
   constexpr int BM = P::BM, BN = P::BN, BK = P::BK, STAGES = P::STAGES;
@@ -668,7 +775,9 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   static_assert(P::K > 0, "an empty K has nothing to load");
   extern __shared__ __align__(1024) u8 kiln_wgmma_smem[];
   const u32 base = (smem_addr(kiln_wgmma_smem) + 1023u) & ~1023u;
-  const u32 bars = base + STAGES * S::STAGE_BYTES;
+  // Stages, then the consumers' epilogue tiles, then the barriers.
+  const u32 outs = base + STAGES * S::STAGE_BYTES;
+  const u32 bars = outs + P::WARPGROUPS * S::OUT_BYTES;
   auto full = [&](u32 s) { return bars + 8 * s; };
   auto empty = [&](u32 s) { return bars + 8 * (STAGES + s); };
   if (threadIdx.x == 0) {
@@ -782,10 +891,10 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   // Cooperative: rows [cw * WM, (cw + 1) * WM) of every tile; ping-pong:
   // the block's tiles cw, cw + 2, ... whole.
   const int cw = wg - 1, row0 = PINGPONG ? 0 : cw * WM;
-  // The staged epilogue's tile of this warpgroup, after the barriers.
+  // This warpgroup's epilogue tile (staged or TMA-store), after the stages.
+  const u32 out_tile = outs + cw * S::OUT_BYTES;
   typename P::T *const staged = reinterpret_cast<typename P::T *>(
-      kiln_wgmma_smem + (bars - smem_addr(kiln_wgmma_smem)) +
-      S::BARRIER_BYTES + cw * S::OUT_BYTES);
+      kiln_wgmma_smem + (out_tile - smem_addr(kiln_wgmma_smem)));
   const I first = PINGPONG ? cw : 0, step = PINGPONG ? 2 : 1;
   static_assert(P::WARPGROUPS <= 2,
                 "named barriers 1-2, 3-4 and 5-6 per warpgroup");
@@ -833,20 +942,28 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
         release(prev);
       prev = s;
     }
-    wgmma_wait_acc<0>(acc);
-    // Every arrive meets the other warpgroup's wait before its next tile.
-    // (After the wait: a barrier between the last wgmma and its wait makes
-    // ptxas serialize the wgmmas, warning C7514.)
+    // Ping-pong: the other warpgroup's k loop may start while this one's
+    // last wgmma group still runs (the tensor cores take the groups in
+    // order), so the hand-over leaves no gap in the tensor pipe. Every
+    // arrive meets the other warpgroup's wait before its next tile. (ptxas
+    // 13 keeps the wgmmas asynchronous with the bar.arrive here; no C7514.)
     if (PINGPONG && u + units_step < UNITS)
       named_barrier_arrive(3 + (1 - cw), 256);
+    wgmma_wait_acc<0>(acc);
     if (leader)
       release(prev);
-    if (stage_out_of<P>::value)
+    if constexpr (tma_store_of<P>::value)
+      store_wgmma_tile_tma<P>(c, acc, out_tile, map_c, mb * BM + row0,
+                              nb * BN, 1 + cw, leader);
+    else if (stage_out_of<P>::value)
       store_wgmma_tile_staged<P>(O, c, acc, staged, mb * BM + row0, nb * BN,
                                  1 + cw);
     else
       store_wgmma_tile<P>(O, c, acc, mb * BM, nb * BN, row0);
   }
+  // The output copies must have landed before the block exits.
+  if (tma_store_of<P>::value && leader)
+    bulk_wait_all();
 }
 
 } // namespace mm
