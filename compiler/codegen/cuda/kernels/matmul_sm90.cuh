@@ -390,6 +390,13 @@ __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
 // by waiting for the last STAGES releases, so no block exits while its peer
 // may still arrive on its barriers.
 //
+// Epilogues (the consumers', after a tile's k loop): direct (each thread
+// stores its pairs of outputs: half sectors), staged (P::STAGE_OUT: the
+// tile through shared memory, stored in 16-byte rows) or TMA-store
+// (P::TMA_STORE: 64-column blocks through shared memory and the copy
+// engine, store_wgmma_tile_tma). The shared memory after the stages holds
+// each consumer warpgroup's epilogue tile, then the barriers.
+//
 // Phases: the i-th stage use overall (counting across tiles) is stage
 // i % STAGES in phase (i / STAGES) & 1. Consumers wait for full[s] to
 // complete that phase; the producer waits for empty[s] to complete the phase
