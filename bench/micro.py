@@ -126,6 +126,18 @@ PATH_FLAGS = {
     "wgmma-256c-st": ("--matmul-path=wgmma", "--set=matmul.tma_store=true", "--set=matmul.stages=3",
                       "--set=matmul.pingpong=false", "--set=matmul.tile_m=128", "--set=matmul.warpgroups=2",
                       "--set=matmul.tile_n=256", "--set=matmul.cluster=2", "--set=matmul.stages=4"),
+    # Tiles for products of less than a wave of 128 x 128 tiles (the ResNet
+    # 1x1's 3136 x 2048 x 512: 100 tiles on 132 SMs).
+    "t64x128": ("--matmul-path=wgmma", "--set=matmul.warpgroups=1", "--set=matmul.tile_m=64",
+                "--set=matmul.tile_n=128"),
+    "t128x64-pp": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=64",
+                   "--set=matmul.warpgroups=2", "--set=matmul.pingpong=true"),
+    "t128x96": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=96",
+                "--set=matmul.warpgroups=2"),
+    "t128x128-c2": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=128",
+                    "--set=matmul.warpgroups=2", "--set=matmul.cluster=2"),
+    "t64x64": ("--matmul-path=wgmma", "--set=matmul.warpgroups=1", "--set=matmul.tile_m=64",
+               "--set=matmul.tile_n=64"),
     "wgmma-direct": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=false"),
     "wgmma-staged": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=true"),
 }
@@ -219,6 +231,41 @@ def onnx_gemm_gelu(path, m, k, n, dtype):
                  [h.make_tensor_value_info("a", t, [m, k]), h.make_tensor_value_info("b", t, [k, n]),
                   h.make_tensor_value_info("bias", t, [n])],
                  [h.make_tensor_value_info("out", t, [m, n])], consts)
+
+
+def onnx_gemm_epilogue(path, m, k, n, dtype, kind):
+    """x @ w with one epilogue kind: "none", "bias", "residual" (bias, then
+    + an [M, N] input), "relu" (bias + Relu),
+    "gelu" (bias + BERT's erf GELU) or "gelu_tanh" (bias + GPT-2's tanh
+    GELU, as its exporter writes it): for profiling what each costs."""
+    if kind == "none":
+        return onnx_gemm(path, m, k, n, dtype)
+    if kind == "gelu":
+        return onnx_gemm_gelu(path, m, k, n, dtype)
+    _, _, h = _onnx()
+    from onnx import numpy_helper
+    t = _dt(dtype)
+    npdt = np.float16 if dtype == "fp16" else np.float32
+    nodes = [h.make_node("MatMul", ["a", "b"], ["y"]),
+             h.make_node("Add", ["y", "bias"], ["out" if kind == "bias" else "z"])]
+    consts = []
+    inputs = [h.make_tensor_value_info("a", t, [m, k]), h.make_tensor_value_info("b", t, [k, n]),
+              h.make_tensor_value_info("bias", t, [n])]
+    if kind == "residual":  # BERT's FFN2 / attention output: bias, then + the block's input
+        nodes.append(h.make_node("Add", ["z", "res"], ["out"]))
+        inputs.append(h.make_tensor_value_info("res", t, [m, n]))
+    elif kind == "relu":
+        nodes.append(h.make_node("Relu", ["z"], ["out"]))
+    elif kind == "gelu_tanh":
+        vals = (("c3", 0.044715), ("s", 0.7978845608), ("one", 1.0), ("half", 0.5), ("three", 3.0))
+        consts = [numpy_helper.from_array(np.array(v, dtype=npdt), name=nm) for nm, v in vals]
+        nodes += [h.make_node("Pow", ["z", "three"], ["p"]), h.make_node("Mul", ["p", "c3"], ["q"]),
+                  h.make_node("Add", ["z", "q"], ["r"]), h.make_node("Mul", ["r", "s"], ["u"]),
+                  h.make_node("Tanh", ["u"], ["v"]), h.make_node("Add", ["v", "one"], ["w"]),
+                  h.make_node("Mul", ["z", "w"], ["g"]), h.make_node("Mul", ["g", "half"], ["out"])]
+    elif kind != "bias":
+        raise ValueError(f"unknown epilogue kind {kind}")
+    return _save(path, nodes, inputs, [h.make_tensor_value_info("out", t, [m, n])], consts)
 
 
 def onnx_attention(path, b, hh, s, d, causal, dtype):
@@ -473,6 +520,8 @@ def main(argv=None):
     p.add_argument("--attention-paths", default="auto",
                    help="the attention section's kernels, comma-separated (auto, att-wgmma, att-mma): the first "
                         "is side 'kiln', each other one a side 'kiln-<path>', checked and timed the same")
+    p.add_argument("--labels", default="",
+                   help="comma list of substrings: only the cases whose label holds one of them")
     p.add_argument("--gemm-dtypes", default="fp16,bf16",
                    help="dtypes of the gemm section (fp16, bf16, tf32: f32 operands on tensor cores)")
     a = p.parse_args(argv)
@@ -492,6 +541,9 @@ def main(argv=None):
     if a.runs < 50:
         p.error("--runs must be >= 50")
     todo = cases(only, gemm_dtypes)
+    if a.labels:
+        keep = [x for x in a.labels.split(",") if x]
+        todo = [t for t in todo if any(x in t[1] for x in keep)]
     if a.emit_onnx:
         os.makedirs(a.emit_onnx, exist_ok=True)
         for sec, lab, dt, build, facts in todo:

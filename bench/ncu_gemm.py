@@ -6,7 +6,9 @@ stall reasons, L2 and DRAM traffic and clocks can be compared.
 
 Usage (GPU machine): python3 bench/ncu_gemm.py --bin BIN --work DIR --out DIR
   [--shapes LABEL=M,K,N;...] [--dtype fp16] [--variant NAME=FLAGS ...]
-For each shape it writes OUT/<label>-<who>.txt (ncu's details page) and
+  [--epilogues none,bias,residual,relu,gelu,gelu_tanh]
+For each shape (and epilogue kind other than none: OUT/<label>+<kind>-...)
+it writes OUT/<label>-<who>.txt (ncu's details page) and
 OUT/<label>-<who>.csv (the raw metrics); FLAGS are extra kilnc flags, comma
 separated (the default variant "auto" has none). ncu runs with
 --clock-control none: the GPU's clocks are left as they are.
@@ -59,6 +61,8 @@ def main(argv=None):
     ap.add_argument("--variant", action="append", default=[],
                     help="NAME=FLAGS: another Kiln kernel (kilnc flags, comma separated)")
     ap.add_argument("--no-torch", action="store_true")
+    ap.add_argument("--epilogues", default="none",
+                    help="comma list of epilogue kinds on Kiln's side (micro.onnx_gemm_epilogue)")
     a = ap.parse_args(argv)
     os.makedirs(a.work, exist_ok=True)
     os.makedirs(a.out, exist_ok=True)
@@ -67,18 +71,20 @@ def main(argv=None):
     for item in a.shapes.split(";"):
         label, dims = item.split("=")
         m, k, n = (int(x) for x in dims.split(","))
-        model = os.path.join(a.work, f"{label}.onnx")
-        micro.onnx_gemm(model, m, k, n, a.dtype)
-        for name, flags in variants:
-            engine = os.path.join(a.work, f"{label}-{name}.engine")
-            r = subprocess.run([os.path.join(a.bin, "kilnc"), model, "-O3", "-o", engine] + flags,
-                               capture_output=True, text=True)
-            if r.returncode:
-                print(f"kilnc {label} {name}: {r.stderr.strip()[-400:]}", flush=True)
-                continue
-            # kiln-run's one run after its warm-up: skip the warm-up launches.
-            ncu([os.path.join(a.bin, "kiln-run"), engine, "--seed", "1"], "kiln_matmul",
-                os.path.join(a.out, f"{label}-kiln-{name}"), 0)
+        for kind in a.epilogues.split(","):
+            tag = label if kind == "none" else f"{label}+{kind}"
+            model = os.path.join(a.work, f"{tag}.onnx")
+            micro.onnx_gemm_epilogue(model, m, k, n, a.dtype, kind)
+            for name, flags in variants:
+                engine = os.path.join(a.work, f"{tag}-{name}.engine")
+                r = subprocess.run([os.path.join(a.bin, "kilnc"), model, "-O3", "-o", engine] + flags,
+                                   capture_output=True, text=True)
+                if r.returncode:
+                    print(f"kilnc {tag} {name}: {r.stderr.strip()[-400:]}", flush=True)
+                    continue
+                # kiln-run's one run after its warm-up: skip the warm-up launches.
+                ncu([os.path.join(a.bin, "kiln-run"), engine, "--seed", "1"], "kiln_matmul",
+                    os.path.join(a.out, f"{tag}-kiln-{name}"), 0)
         if not a.no_torch:
             ncu([sys.executable, "-c", TORCH_GEMM, str(m), str(k), str(n), a.dtype],
                 "gemm|sm90|cutlass|xmma", os.path.join(a.out, f"{label}-cublas"), 2)
