@@ -227,7 +227,51 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   }
   if (!l.hasC && !hasEpilogue)
     os << "    (void)c; (void)m; (void)n;\n";
-  os << "  }\n};\n\n";
+  os << "  }\n";
+  // The staged epilogue's 8 outputs of a row at once (the TMA kernel with a
+  // 16-bit output): x holds the product already rounded to T, and each
+  // 16-bit operand that is contiguous along n (n stride 1, m stride and
+  // base 16-byte aligned) is read with one 16-byte load instead of 8
+  // 2-byte ones (a residual's [M, N] read was 8 loads per 8 outputs).
+  if (hasEpilogue && tma && dtypeBytes(t) == 2) {
+    std::vector<FusedStep> steps;
+    if (!parseFusedProgram(s.config.getString("epilogue"), s.inputs.size() - 1,
+                           steps, why))
+      return emitError(s, error, "epilogue: " + why);
+    os << "  __device__ static __forceinline__ kiln::Vec<T, 8> epilogue8("
+          "const kiln::Vec<T, 8> &x, const CT *__restrict__ c, I m, I n) "
+          "{\n";
+    std::vector<std::string> x = {"x[e]"};
+    std::vector<DType> xt = {t};
+    for (size_t i = 2; i < s.inputs.size(); ++i) {
+      auto [sm, sn] = l.epilogueStrides[i - 2];
+      const std::string p = "c->p" + std::to_string(i);
+      const std::string v = "v" + std::to_string(i);
+      if (sn == 1 && sm % 8 == 0 && dtypeBytes(s.inputs[i].dtype) == 2 &&
+          s.inputs[i].alignment % 16 == 0) {
+        os << "    const kiln::Vec<" << cudaTypeName(s.inputs[i].dtype)
+           << ", 8> " << v << " = kiln::load_vec<8>(" << p << " + m * "
+           << it.lit(sm) << " + n);\n";
+        x.push_back(v + "[e]");
+      } else if (sn == 0) {
+        os << "    const " << cudaTypeName(s.inputs[i].dtype) << " " << v
+           << " = " << p << "[m * " << it.lit(sm) << "];\n";
+        x.push_back(v);
+      } else {
+        x.push_back(p + "[m * " + it.lit(sm) + " + (n + e) * " +
+                    it.lit(sn) + "]");
+      }
+      xt.push_back(s.inputs[i].dtype);
+    }
+    std::string code;
+    if (!fusedProgramStatements(steps, x, xt, "\n      ", code, why))
+      return emitError(s, error, "epilogue " + why);
+    os << "    kiln::Vec<T, 8> y;\n#pragma unroll\n"
+          "    for (int e = 0; e < 8; ++e) {"
+       << code << "\n      y[e] = t" << steps.size() - 1
+       << ";\n    }\n    return y;\n  }\n";
+  }
+  os << "};\n\n";
   // The heuristics sized the launch's dynamic shared memory; the template
   // must agree.
   if (wgmma)

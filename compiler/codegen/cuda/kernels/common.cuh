@@ -290,15 +290,54 @@ __device__ __forceinline__ float relu(float x) {
 __device__ __forceinline__ double relu(double x) {
   return x != x ? x : (x > 0.0 ? x : 0.0);
 }
+/// erfc(z) for z >= 0 (or +inf; NaN stays NaN) with a relative error of
+/// about 1e-6 to the underflow: erfc(z) = t exp(-z^2 + P(t)), t = 1 / (1 +
+/// z / 2), P a degree-9 polynomial (Chebyshev fit with fractional error
+/// below 1.2e-7, Numerical Recipes' erfcc), the reciprocal and exponential
+/// on the special function unit. One path for every z: no selects of
+/// coefficient sets, which made erff's GELU bound by the ALU pipe in matmul
+/// epilogues.
+__device__ __forceinline__ float erfc_nonneg(float z) {
+  float t;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(t) : "f"(__fmaf_rn(0.5f, z, 1.0f)));
+  float p = 0.17087277f;
+  p = __fmaf_rn(p, t, -0.82215223f);
+  p = __fmaf_rn(p, t, 1.48851587f);
+  p = __fmaf_rn(p, t, -1.13520398f);
+  p = __fmaf_rn(p, t, 0.27886807f);
+  p = __fmaf_rn(p, t, -0.18628806f);
+  p = __fmaf_rn(p, t, 0.09678418f);
+  p = __fmaf_rn(p, t, 0.37409196f);
+  p = __fmaf_rn(p, t, 1.00002368f);
+  p = __fmaf_rn(p, t, -1.26551223f);
+  p = __fmaf_rn(-z, z, p);
+  float e;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(p * 1.44269504088896340736f));
+  return t * e;
+}
+/// GELU (erf): x Phi(x), Phi(x) = 1 - erfc(z) / 2 for x >= 0 and erfc(z) /
+/// 2 below, z = |x| / sqrt(2). Relative error about 1e-6 on both sides
+/// (0.5 x (1 + erf(x / sqrt(2))) in f32 loses the negative tail to
+/// cancellation); x = -inf gives NaN, as that formula does.
 __device__ __forceinline__ float gelu(float x) {
-  return 0.5f * x * (1.0f + erff(x * 0.70710678118654752440f));
+  const float h = 0.5f * erfc_nonneg(fabsf(x) * 0.70710678118654752440f);
+  return x * (x >= 0.0f ? 1.0f - h : h);
 }
 __device__ __forceinline__ double gelu(double x) {
   return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
 }
+/// GELU (tanh approximation): 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)),
+/// u = sqrt(2 / pi) (x + 0.044715 x^3): one exponential and one reciprocal,
+/// no cancellation where tanh(u) nears -1. Where exp(-2u) overflows the
+/// result is -0 (x = -inf: NaN, as the tanh form gives).
 __device__ __forceinline__ float gelu_tanh(float x) {
-  return 0.5f * x *
-         (1.0f + tanhf(0.79788456080286535588f * (x + 0.044715f * x * x * x)));
+  const float u = 0.79788456080286535588f * __fmaf_rn(0.044715f * x, x * x, x);
+  float e, r;
+  asm("ex2.approx.ftz.f32 %0, %1;"
+      : "=f"(e)
+      : "f"(u * -2.88539008177792681472f)); // exp(-2u) = 2^(-2u log2 e)
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.0f + e));
+  return x * r;
 }
 __device__ __forceinline__ double gelu_tanh(double x) {
   return 0.5 * x *

@@ -122,6 +122,15 @@ load_sw128_async(u32 s, const u16 *__restrict__ g, I row0, I col0, I nrows,
 
 /// P::PINGPONG when P declares it true (the TMA kernel's option), else
 /// false.
+/// Whether P gives epilogue8 (EmitMatmul's 8-outputs-a-row epilogue for
+/// the staged path: 16-byte operand loads where their layout allows).
+template <class P, class = void> struct has_epilogue8 {
+  static constexpr bool value = false;
+};
+template <class P>
+struct has_epilogue8<P, decltype(void(&P::epilogue8))> {
+  static constexpr bool value = true;
+};
 template <class P, class = void> struct pingpong_of {
   static constexpr bool value = false;
 };
@@ -593,6 +602,42 @@ __device__ __forceinline__ void named_barrier_arrive(u32 id, u32 threads) {
   asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+/// A 16-byte global store of 8 16-bit outputs. No "memory" clobber (as
+/// st_shared_u32 below): a C++ store may alias the epilogue's operands
+/// (restrict on a struct member is not honoured), which made the compiler
+/// load a bias again after every store. Each output is written once, by the
+/// thread that read its operands (a residual that shares the output's buffer
+/// is read before its element is written), so no load needs ordering after
+/// these stores within the kernel.
+template <class T>
+__device__ __forceinline__ void st_global_v8(T *p, const Vec<T, 8> &v) {
+  if constexpr (sizeof(T) != 2) { // (staged epilogues store 16-bit outputs)
+    store_vec<8>(p, v);
+  } else {
+    u32 w[4];
+    memcpy(w, &v, 16);
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(p),
+                 "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]));
+  }
+}
+
+/// P's epilogue on the 8 outputs (m, n .. n + 7) of a row, x their products
+/// rounded to T: P::epilogue8 where EmitMatmul gives it, else 8 calls.
+template <class P, class I>
+__device__ __forceinline__ Vec<typename P::T, 8>
+epilogue_row8(const Vec<typename P::T, 8> &x,
+              const typename P::CT *__restrict__ c, I m, I n) {
+  if constexpr (has_epilogue8<P>::value) {
+    return P::epilogue8(x, c, m, n);
+  } else {
+    Vec<typename P::T, 8> y;
+#pragma unroll
+    for (int e = 0; e < 8; ++e)
+      y[e] = P::epilogue(to_compute(x[e]), c, m, n + e);
+    return y;
+  }
+}
+
 /// The staged epilogue of one consumer warpgroup (P::STAGE_OUT): its
 /// accumulators rounded to T into the shared tile `Os` (WM x OUT_PITCH),
 /// then rows of 8 outputs: one 16-byte read, P::epilogue on each of the 8
@@ -619,16 +664,39 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
   });
   named_barrier(bar, 128);
   constexpr int CHUNKS = P::BN / 8;
+  // Where 128 is a multiple of CHUNKS, a thread's column chunk is the same
+  // in every row it takes (rows t / CHUNKS, + 128 / CHUNKS, ...): the loop
+  // walks those rows with the chunk fixed, so what the epilogue reads per
+  // column (a bias) is loaded once, not once per row, and two rows' 16
+  // outputs are in flight per trip (one warp per scheduler runs this
+  // epilogue: its latency is hidden by nothing but its own independent
+  // work). Rows past M (the last tile row when M is not a multiple of BM)
+  // compute on row M - 1's operands and store nothing, so no load in the
+  // loop is conditional; columns must be whole (N a multiple of BN).
+  constexpr bool WHOLE_M = P::M % P::BM == 0, WHOLE_N = P::N % P::BN == 0;
+  if constexpr (WHOLE_N && 128 % CHUNKS == 0 &&
+                (WM * CHUNKS / 128) % 2 == 0) {
+    constexpr int STEP = 128 / CHUNKS;
+    const int cc = (t % CHUNKS) * 8;
+    const I gn = n0 + cc;
+#pragma unroll 2
+    for (int r = t / CHUNKS; r < WM; r += STEP) {
+      const I gm = m0 + r;
+      const I gl = WHOLE_M || gm < P::M ? gm : P::M - 1; // the rows loaded
+      const Vec<T, 8> x = load_vec<8>(Os + r * PITCH + cc);
+      const Vec<T, 8> y = epilogue_row8<P>(x, c, gl, gn);
+      if (WHOLE_M || gm < P::M)
+        st_global_v8(O + gm * P::N + gn, y);
+    }
+    return;
+  }
   for (int v = t; v < WM * CHUNKS; v += 128) {
     const int r = v / CHUNKS, cc = (v % CHUNKS) * 8;
     const I gm = m0 + r, gn = n0 + cc;
     if (gm >= P::M || gn >= P::N) // N % 8 == 0: all 8 are in range
       continue;
     const Vec<T, 8> x = load_vec<8>(Os + r * PITCH + cc);
-    Vec<T, 8> y;
-#pragma unroll
-    for (int e = 0; e < 8; ++e)
-      y[e] = P::epilogue(to_compute(x[e]), c, gm, gn + e);
+    const Vec<T, 8> y = epilogue_row8<P>(x, c, gm, gn);
     store_vec<8>(O + gm * P::N + gn, y);
   }
 }
