@@ -329,11 +329,18 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // stages against ping-pong (session-150300-micro-fp16-tiles.log): 4096^3
   // 0.198 vs 0.204 ms, 8192^3 1.653 vs 1.734, Llama gate/up (K = 2048)
   // 0.116 vs 0.114, BERT and GPT-2 FFN1 (K = 768) 0.048 vs 0.043, ViT FFN1
-  // 0.128 vs 0.124.
+  // 0.128 vs 0.124. Since the TMA-store epilogue (which 128 x 256 tiles
+  // take without an epilogue program), plain products with K >= 2048 keep
+  // the wave-cost choice too: H200, 2026-12-04 (micro-204234), Llama
+  // gate/up 2048 x 2048 x 8192 on 128 x 256 tiles with the TMA store
+  // 0.0961 ms against 0.1009 ping-pong with the TMA store and 0.1137
+  // ping-pong staged (cuBLAS replayed from a graph: 0.0995). With an
+  // epilogue program the ping-pong still hides it up to K = 4096.
+  const int64_t pingpongMaxK = c.has("epilogue") ? 4096 : 2048;
   if (l.batch == 1 && c.getBool("tma", true) && !c.has("tile_m") &&
       !c.has("tile_n")) {
     if (!c.has("pingpong") && !c.has("warpgroups") && l.m > 64 && l.n > 64 &&
-        !tf32 && l.k < 4096 && tiles(128, 128) >= 4 * kTargetSMs) {
+        !tf32 && l.k < pingpongMaxK && tiles(128, 128) >= 4 * kTargetSMs) {
       c.set("tile_m", ConfigValue::ofInt(128));
       c.set("tile_n", ConfigValue::ofInt(128));
       c.set("warpgroups", ConfigValue::ofInt(2));
