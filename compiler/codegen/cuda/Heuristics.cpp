@@ -319,7 +319,8 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // 0.1186, 8192^3 1.601 vs 1.737, with bias + GELU BERT 0.0524 vs 0.0560
   // and ViT 0.1408 vs 0.1514; 4096^3 0.2054 vs 0.2013. With one or two
   // waves (FFN2, the attention output, Llama down) it lost 5-25%.
-  // Long k loops (K >= 4096) and tf32 keep the wave-cost choice (128 x 256
+  // Long k loops (K >= 4096; K >= 2048 without an epilogue program, below)
+  // and tf32 keep the wave-cost choice (128 x 256
   // where it fills the GPU): what the ping-pong hides (an epilogue) matters
   // less against a long k loop, and a tf32 k tile holds half the k of
   // f16's, so the larger tile's reuse matters more. H200, 2026-12-04:

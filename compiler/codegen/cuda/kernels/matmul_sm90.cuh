@@ -120,8 +120,6 @@ load_sw128_async(u32 s, const u16 *__restrict__ g, I row0, I col0, I nrows,
   }
 }
 
-/// P::PINGPONG when P declares it true (the TMA kernel's option), else
-/// false.
 /// Whether P gives epilogue8 (EmitMatmul's 8-outputs-a-row epilogue for
 /// the staged path: 16-byte operand loads where their layout allows).
 template <class P, class = void> struct has_epilogue8 {
@@ -131,6 +129,8 @@ template <class P>
 struct has_epilogue8<P, decltype(void(&P::epilogue8))> {
   static constexpr bool value = true;
 };
+/// P::PINGPONG when P declares it true (the TMA kernel's option), else
+/// false.
 template <class P, class = void> struct pingpong_of {
   static constexpr bool value = false;
 };
@@ -605,10 +605,13 @@ __device__ __forceinline__ void named_barrier_arrive(u32 id, u32 threads) {
 /// A 16-byte global store of 8 16-bit outputs. No "memory" clobber (as
 /// st_shared_u32 below): a C++ store may alias the epilogue's operands
 /// (restrict on a struct member is not honoured), which made the compiler
-/// load a bias again after every store. Each output is written once, by the
-/// thread that read its operands (a residual that shares the output's buffer
-/// is read before its element is written), so no load needs ordering after
-/// these stores within the kernel.
+/// load a bias again after every store. Each output is written once, and
+/// no epilogue operand shares the output's buffer (the memory planner puts
+/// outputs in place only for elementwise launches; a residual is live while
+/// the matmul writes), so no load needs ordering after these stores within
+/// the kernel. Were that to change, the row walk below would need care: its
+/// rows past M read row M - 1's operands while another thread writes row
+/// M - 1 (their results are discarded).
 template <class T>
 __device__ __forceinline__ void st_global_v8(T *p, const Vec<T, 8> &v) {
   if constexpr (sizeof(T) != 2) { // (staged epilogues store 16-bit outputs)
