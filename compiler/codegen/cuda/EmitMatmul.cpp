@@ -49,6 +49,15 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   const bool hasEpilogue = s.config.has("epilogue");
   if (hasEpilogue && !isFloat(t))
     return emitError(s, error, "an epilogue program needs a float matmul");
+  std::vector<FusedStep> steps; // The epilogue program, if any.
+  if (hasEpilogue) {
+    if (!parseFusedProgram(s.config.getString("epilogue"), s.inputs.size() - 1,
+                           steps, why))
+      return emitError(s, error, "epilogue: " + why);
+    if (steps.back().dtype != t)
+      return emitError(s, error, "the epilogue's last step is not of the "
+                                 "output's dtype");
+  }
   const DType ct = l.hasC ? s.inputs[2].dtype : t;
   const double alpha = s.config.getFloat("alpha", 1.0),
                beta = s.config.getFloat("beta", 1.0);
@@ -173,13 +182,6 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
         "*__restrict__ c, I m, "
         "I n) {\n";
   if (hasEpilogue) {
-    std::vector<FusedStep> steps;
-    if (!parseFusedProgram(s.config.getString("epilogue"), s.inputs.size() - 1,
-                           steps, why))
-      return emitError(s, error, "epilogue: " + why);
-    if (steps.back().dtype != t)
-      return emitError(s, error, "the epilogue's last step is not of the "
-                                 "output's dtype");
     // Operand 0 is the product rounded to T (as a separate matmul would
     // store it); operand k >= 1 is input k + 1 at its broadcast (m, n).
     os << "    const T t_mm = kiln::from_compute<T>(acc);\n";
@@ -234,10 +236,6 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   // base 16-byte aligned) is read with one 16-byte load instead of 8
   // 2-byte ones (a residual's [M, N] read was 8 loads per 8 outputs).
   if (hasEpilogue && tma && dtypeBytes(t) == 2) {
-    std::vector<FusedStep> steps;
-    if (!parseFusedProgram(s.config.getString("epilogue"), s.inputs.size() - 1,
-                           steps, why))
-      return emitError(s, error, "epilogue: " + why);
     os << "  __device__ static __forceinline__ kiln::Vec<T, 8> epilogue8("
           "const kiln::Vec<T, 8> &x, const CT *__restrict__ c, I m, I n) "
           "{\n";

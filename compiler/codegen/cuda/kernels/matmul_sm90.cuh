@@ -614,14 +614,11 @@ __device__ __forceinline__ void named_barrier_arrive(u32 id, u32 threads) {
 /// M - 1 (their results are discarded).
 template <class T>
 __device__ __forceinline__ void st_global_v8(T *p, const Vec<T, 8> &v) {
-  if constexpr (sizeof(T) != 2) { // (staged epilogues store 16-bit outputs)
-    store_vec<8>(p, v);
-  } else {
-    u32 w[4];
-    memcpy(w, &v, 16);
-    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(p),
-                 "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]));
-  }
+  static_assert(sizeof(T) == 2, "8 16-bit outputs");
+  u32 w[4];
+  memcpy(w, &v, 16);
+  asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"l"(p),
+               "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]));
 }
 
 /// P's epilogue on the 8 outputs (m, n .. n + 7) of a row, x their products
@@ -677,8 +674,7 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
   // compute on row M - 1's operands and store nothing, so no load in the
   // loop is conditional; columns must be whole (N a multiple of BN).
   constexpr bool WHOLE_M = P::M % P::BM == 0, WHOLE_N = P::N % P::BN == 0;
-  if constexpr (WHOLE_N && 128 % CHUNKS == 0 &&
-                (WM * CHUNKS / 128) % 2 == 0) {
+  if constexpr (WHOLE_N && 128 % CHUNKS == 0) {
     constexpr int STEP = 128 / CHUNKS;
     const int cc = (t % CHUNKS) * 8;
     const I gn = n0 + cc;
@@ -1033,7 +1029,7 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     if constexpr (tma_store_of<P>::value)
       store_wgmma_tile_tma<P>(c, acc, out_tile, map_c, mb * BM + row0,
                               nb * BN, 1 + cw, leader);
-    else if (stage_out_of<P>::value)
+    else if constexpr (stage_out_of<P>::value)
       store_wgmma_tile_staged<P>(O, c, acc, staged, mb * BM + row0, nb * BN,
                                  1 + cw);
     else
