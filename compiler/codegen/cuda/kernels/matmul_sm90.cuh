@@ -673,6 +673,11 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
   // work). Rows past M (the last tile row when M is not a multiple of BM)
   // compute on row M - 1's operands and store nothing, so no load in the
   // loop is conditional; columns must be whole (N a multiple of BN).
+  //
+  // Tiles whose chunks do not divide 128 (BN = 192: BERT's FFN2 and
+  // attention output) walk 64-column blocks one after the other, 16 rows
+  // of 8 chunks a pass, the chunk fixed within a block; the generic loop
+  // below changed a thread's column every trip and kept one row in flight.
   constexpr bool WHOLE_M = P::M % P::BM == 0, WHOLE_N = P::N % P::BN == 0;
   if constexpr (WHOLE_N && 128 % CHUNKS == 0) {
     constexpr int STEP = 128 / CHUNKS;
@@ -686,6 +691,22 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
       const Vec<T, 8> y = epilogue_row8<P>(x, c, gl, gn);
       if (WHOLE_M || gm < P::M)
         st_global_v8(O + gm * P::N + gn, y);
+    }
+    return;
+  } else if constexpr (WHOLE_N && P::BN % 64 == 0) {
+#pragma unroll 1
+    for (int j = 0; j < P::BN / 64; ++j) {
+      const int cc = j * 64 + (t % 8) * 8;
+      const I gn = n0 + cc;
+#pragma unroll 4
+      for (int r = t / 8; r < WM; r += 16) {
+        const I gm = m0 + r;
+        const I gl = WHOLE_M || gm < P::M ? gm : P::M - 1;
+        const Vec<T, 8> x = load_vec<8>(Os + r * PITCH + cc);
+        const Vec<T, 8> y = epilogue_row8<P>(x, c, gl, gn);
+        if (WHOLE_M || gm < P::M)
+          st_global_v8(O + gm * P::N + gn, y);
+      }
     }
     return;
   }
