@@ -93,6 +93,18 @@ void wgmmaSpace(SearchLevel level, std::vector<TuningConfig> &out) {
           c["pingpong"] = pingpong ? "true" : "false";
           out.push_back(std::move(c));
         }
+        // Split-K: clusters of blocks sharing each tile's K range, for
+        // products whose tiles do not fill the GPU (the heuristics reject
+        // the others, so they cost no compile there); cooperative tiles
+        // with four stages, which leave room for the f32 reduction tile.
+        if (!pingpong && st == 4)
+          for (int64_t sk : {2, 4, 8}) {
+            TuningConfig c = config(st, true);
+            c["group_m"] = "8";
+            c["pingpong"] = "false";
+            c["split_k"] = str(sk);
+            out.push_back(std::move(c));
+          }
         // Max: pairs of blocks sharing B tiles through TMA multicast, with
         // the default group. On the H200 (micro-183010) they were within
         // 7% of single blocks either way, depending on the shape.

@@ -138,6 +138,14 @@ PATH_FLAGS = {
                     "--set=matmul.warpgroups=2", "--set=matmul.cluster=2"),
     "t64x64": ("--matmul-path=wgmma", "--set=matmul.warpgroups=1", "--set=matmul.tile_m=64",
                "--set=matmul.tile_n=64"),
+    # Split-K on the TMA kernel (clusters of 2, 4, 8 blocks per tile), for
+    # products whose tiles do not fill the GPU (BERT 1x128); 64 x 128 tiles
+    # in clusters of 4 too.
+    "sk2": ("--matmul-path=wgmma", "--set=matmul.split_k=2"),
+    "sk4": ("--matmul-path=wgmma", "--set=matmul.split_k=4"),
+    "sk8": ("--matmul-path=wgmma", "--set=matmul.split_k=8"),
+    "sk4-64x128": ("--matmul-path=wgmma", "--set=matmul.stages=4", "--set=matmul.split_k=4",
+                   "--set=matmul.tile_m=64", "--set=matmul.tile_n=128", "--set=matmul.warpgroups=1"),
     "wgmma-direct": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=false"),
     "wgmma-staged": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=true"),
 }

@@ -136,6 +136,32 @@ for v in "tma-store-mlp.fp16:" \
   "$BUILD/bin/kiln-inspect" "$e.engine" | grep -q "tma\[output" ||
     { echo "make_carry: ${v%%:*} has no output tensor map"; exit 1; }
 done
+# Split-K on the TMA kernel (--set=matmul.split_k=N: clusters of N blocks
+# sum their partial tiles through distributed shared memory) on the ragged
+# MLP (K = 200 and 520: 4 and 9 k tiles; bias + tanh GELU, bias + residual):
+# pairs, 64 x 64 tiles in fours (45 tiles on 33 clusters: a second round of
+# the persistent loop), 128 x 128 cooperative pairs; and a Gemm with transB
+# whose N = 100 is not a multiple of 8 (scalar stores) in eights (9 k tiles:
+# blocks of one or two); against the evaluator.
+python3 "$ROOT/test/tools/mkonnx.py" -o "$BT/skgemm.onnx" \
+  'x: f16[300,520]; w: f16[100,520] = random(seed=7); b: f16[100] = random(seed=8); y = Gemm(x, w, b, transB=1); out y'
+python3 - "$BT" <<'PY'
+import sys, numpy as np
+rng = np.random.default_rng(19)
+np.savez(sys.argv[1] + "/skgemm.inputs.npz", x=rng.uniform(-1, 1, (300, 520)).astype(np.float16))
+PY
+for v in "split-k2-mlp.fp16:ltmlp:--set=matmul.split_k=2" \
+  "split-k4-64x64-mlp.fp16:ltmlp:--set=matmul.split_k=4 --set=matmul.tile_m=64 --set=matmul.tile_n=64 --set=matmul.warpgroups=1" \
+  "split-k2-128x128-mlp.fp16:ltmlp:--set=matmul.stages=4 --set=matmul.split_k=2 --set=matmul.tile_m=128 --set=matmul.tile_n=128 --set=matmul.warpgroups=2 --set=matmul.pingpong=false" \
+  "split-k8-gemm.fp16:skgemm:--set=matmul.split_k=8 --set=matmul.tile_m=64 --set=matmul.tile_n=64 --set=matmul.warpgroups=1"; do
+  name=${v%%:*} rest=${v#*:}
+  m=${rest%%:*}
+  e="$STAGE/engines/$name"
+  "$BUILD/bin/kiln-eval" "$BT/$m.onnx" --inputs "$BT/$m.inputs.npz" --outputs "$e.ort.npz"
+  # shellcheck disable=SC2086
+  "$BUILD/bin/kilnc" "$BT/$m.onnx" -O2 --matmul-path=wgmma ${rest#*:} -o "$e.engine"
+  cp "$BT/$m.inputs.npz" "$e.inputs.npz"
+done
 for e in cublaslt-mlp.fp16 cublaslt-batched.fp16 tf32-cublaslt-mlp.tf32; do
   "$BUILD/bin/kiln-inspect" "$STAGE/engines/$e.engine" --kernels | grep -q "cublasLt matmul" ||
     { echo "make_carry: $e has no cuBLASLt call"; exit 1; }

@@ -180,9 +180,19 @@ TEST(SearchSpace, SizesAndOrder) {
   // mma max: 2 x 2 tiles x 2 tile_k x 3 warp shapes x 3 stages x 4 split_k.
   EXPECT_EQ(count(max90, "mma"), 288u);
   // wgmma max: 9 tiles x (3 cp.async stage counts + 4 TMA stage counts x
-  // (3 group_m + a cluster of 2)), and the 3 two-warpgroup tiles of up to
-  // 128 rows again as ping-pong TMA kernels (4 x 4 each).
-  EXPECT_EQ(count(max90, "wgmma"), 219u);
+  // (3 group_m + a cluster of 2) + 3 split_k clusters at 4 stages), and the
+  // 3 two-warpgroup tiles of up to 128 rows again as ping-pong TMA kernels
+  // (4 x 4 each).
+  EXPECT_EQ(count(max90, "wgmma"), 246u);
+  auto split = [](const std::vector<TuningConfig> &space) {
+    size_t n = 0;
+    for (const TuningConfig &c : space)
+      n += c.count("split_k") && c.at("split_k") != "1" &&
+           c.at("path") == "wgmma";
+    return n;
+  };
+  EXPECT_EQ(split(max90), 27u);
+  EXPECT_EQ(split(def90), 9u);
   auto clustered = [](const std::vector<TuningConfig> &space) {
     size_t n = 0;
     for (const TuningConfig &c : space)

@@ -141,6 +141,16 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
          << (s.config.getBool("tma_store", false) ? "true" : "false")
          << ";\n  static constexpr int CLUSTER = " << s.config.getInt("cluster", 1)
          << ";\n";
+    // Split-K (matmul_sm90.cuh's reduce_split_tile): its stores take 8
+    // outputs at once where rows are whole 16-byte chunks.
+    if (tma && s.config.getInt("split_k", 1) > 1)
+      os << "  static constexpr int SPLIT = " << s.config.getInt("split_k")
+         << ";\n  static constexpr bool SPLIT_VEC = "
+         << (l.n % 8 == 0 && s.outputs[0].alignment % 16 == 0 &&
+                     dtypeBytes(t) == 2
+                 ? "true"
+                 : "false")
+         << ";\n";
     os << "  static constexpr bool A_VEC = true, B_VEC = true;\n";
     os << "  static constexpr bool PAIR_STORE = "
        << (pairStore ? "true" : "false") << ";\n";
@@ -282,10 +292,11 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
                       : "kiln_matmul_simt";
   // wgmma is an sm_90a instruction (CompileModule compiles for it).
   out.archSpecific = wgmma;
-  // Blocks of a cluster: split-K's (mma), or the TMA kernel's pairs that
-  // share B tiles through multicast.
-  const int64_t split = mma   ? s.config.getInt("split_k", 1)
-                        : tma ? s.config.getInt("cluster", 1)
+  // Blocks of a cluster: split-K's (mma, and the TMA kernel's), or the TMA
+  // kernel's pairs that share B tiles through multicast.
+  const int64_t split = mma ? s.config.getInt("split_k", 1)
+                        : tma ? s.config.getInt("cluster", 1) *
+                                    s.config.getInt("split_k", 1)
                               : 1;
   // The TMA kernel's roles trade registers (setmaxnreg), which needs the
   // block's register cap fixed at entry: one block per SM.

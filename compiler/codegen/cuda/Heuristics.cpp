@@ -422,14 +422,19 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // program the TMA store lost to the staged path (BERT's FFN1 + erf GELU
   // 0.0613 vs 0.0501), and with a wave or less to the direct stores.
   const bool pingpong0 = tma && c.getBool("pingpong", false);
-  if (tma && !pingpong0 && !c.has("epilogue") && l.batch == 1 && eb == 2 &&
+  // Split-K (TMA kernel): its reduction buffer, an f32 tile, takes the
+  // place of the epilogue's shared memory (it has its own epilogue).
+  const int64_t split0 = tma ? c.getInt("split_k", 1) : 1;
+  if (tma && split0 == 1 && !pingpong0 && !c.has("epilogue") &&
+      l.batch == 1 && eb == 2 &&
       dtypeBytes(s.outputs[0].dtype) == 2 && l.n % 8 == 0 &&
       s.outputs[0].alignment % 16 == 0 && c.getInt("tile_n") % 64 == 0 &&
       tiles(c.getInt("tile_m"), c.getInt("tile_n")) >= 2 * kTargetSMs)
     c.setDefault("tma_store", ConfigValue::ofBool(true));
   const bool storeAsked = tma && c.getBool("tma_store", false);
   const int64_t stagingBytes0 =
-      tma && c.getBool("stage_out",
+      split0 > 1 ? c.getInt("tile_m") * (c.getInt("tile_n") + 8) * 4
+      : tma && c.getBool("stage_out",
                        !storeAsked &&
                            (c.has("epilogue") || pingpong0 ||
                             ceilDiv(l.m, c.getInt("tile_m")) *
@@ -502,8 +507,36 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
               " (one 128-byte swizzled row of " + dtypeName(t) + ")");
   if (stages < 3 || stages > 8)
     return no("wgmma stages must be in [3, 8]");
-  if (c.getInt("split_k") != 1)
-    return no("split_k must be 1 on the wgmma path");
+  // split_k (TMA kernel, matmul_sm90.cuh's reduce_split_tile): clusters
+  // of split_k blocks share each tile's K range and sum their partial
+  // tiles through distributed shared memory, for products whose tiles do
+  // not fill the GPU (pruning the autotuner's space elsewhere).
+  const int64_t split = c.getInt("split_k");
+  if (split != 1) {
+    if (!tma)
+      return no("split_k above 1 on the wgmma path takes the TMA kernel "
+                "(tma = true)");
+    if (split != 2 && split != 4 && split != 8)
+      return no("wgmma split_k must be 1, 2, 4 or 8 (blocks of one "
+                "cluster)");
+    if (c.getInt("cluster", 1) != 1)
+      return no("split_k and cluster (multicast pairs) exclude each other");
+    if (pingpong)
+      return no("split_k takes cooperative tiles (pingpong = false)");
+    if (l.batch != 1)
+      return no("split_k takes single products (batch 1)");
+    if (bm % (8 * split) != 0)
+      return no("split_k needs tile_m a multiple of 8 * split_k (each "
+                "block sums whole 8-row groups)");
+    if (ceilDiv(l.k, bk) < split)
+      return no("split_k exceeds the product's " +
+                std::to_string(ceilDiv(l.k, bk)) + " k tiles");
+    if (tiles(bm, bn) >= kTargetSMs)
+      return no("split_k is for products whose tiles do not fill the GPU "
+                "(" +
+                std::to_string(tiles(bm, bn)) + " tiles of " +
+                std::to_string(bm) + " x " + std::to_string(bn) + ")");
+  }
   // stage_out (TMA kernel): the epilogue through shared memory with 16-byte
   // rows, where the output rows are 16-byte aligned and the epilogue rounds
   // the product to the output type first (a program, or no alpha/beta/C);
@@ -520,7 +553,9 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
       ceilDiv(l.m, c.getInt("tile_m")) * ceilDiv(l.n, c.getInt("tile_n")) <=
       kTargetSMs;
   const bool stageAsked = c.has("stage_out");
-  bool stageOut = tma && stageable &&
+  // (split_k has its own epilogue: a staged one, maybe left by an earlier
+  // configuration, quietly gives way.)
+  bool stageOut = tma && split == 1 && stageable &&
                   c.getBool("stage_out", !storeAsked && (c.has("epilogue") ||
                                                          oneWave || pingpong));
   // matmul_sm90.cuh's wgmma_smem_bytes: the stages, each A (tile_m rows of
@@ -557,6 +592,8 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
     }
     if (l.batch != 1)
       return no("tma_store takes single products (batch 1)");
+    if (split > 1)
+      return no("split_k has its own epilogue: tma_store must be false");
     if (eb != 2 || dtypeBytes(s.outputs[0].dtype) != 2)
       return no("tma_store writes 16-bit outputs");
     if (l.n % 8 != 0 || s.outputs[0].alignment % 16 != 0)
@@ -568,7 +605,8 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   }
   if (tma)
     c.set("tma_store", ConfigValue::ofBool(tmaStore));
-  const int64_t bytes = base + (stageOut ? staging : 0) + storeBytes;
+  const int64_t bytes = base + (stageOut ? staging : 0) + storeBytes +
+                        (split > 1 ? bm * (bn + 8) * 4 : 0);
   if (bytes > kMaxDynamicSmem)
     return no("wgmma tiles need " + std::to_string(bytes) +
               " bytes of shared memory for " + std::to_string(stages) +
@@ -1090,8 +1128,11 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       // Persistent: a block per SM (kTargetSMs), each taking output tiles
       // (clusters: pairs of them) in grouped order; any grid of whole
       // clusters is correct.
-      const int64_t cluster = c.getInt("cluster", 1);
-      s.grid = {std::clamp<int64_t>(ceilDiv(ceilDiv(l.m, bm), cluster) *
+      // Split-K: clusters of split_k blocks, one tile each at a time.
+      const int64_t cluster =
+          c.getInt("cluster", 1) * c.getInt("split_k", 1);
+      s.grid = {std::clamp<int64_t>(ceilDiv(ceilDiv(l.m, bm),
+                                            c.getInt("cluster", 1)) *
                                         ceilDiv(l.n, bn) * l.batch,
                                     1, kTargetSMs / cluster) *
                     cluster,

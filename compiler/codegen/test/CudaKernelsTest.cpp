@@ -841,6 +841,44 @@ void buildCases() {
         {{"tile_m", 128}, {"tile_n", 192}, {"warpgroups", 2}, {"cluster", 2}});
     // 5 pairs of tile rows x 3 tile columns.
     expect({"CLUSTER = 2", "PINGPONG = false", "m64n192k16"}, 384, 30);
+    // Split-K on the TMA kernel: BERT 1x128's FFN2 (48 k tiles) with bias
+    // + residual in clusters of 4, the heuristic's tiles (64 x 64: 24
+    // tiles, one per cluster).
+    LaunchSpec &sk = add(
+        "matmul_wgmma_split_k4_residual", "matmul",
+        {buf(DType::F16, {128, 3072}), buf(DType::F16, {3072, 768}),
+         buf(DType::F16, {768}), buf(DType::F16, {128, 768})},
+        buf(DType::F16, {128, 768}));
+    sk.config.set("path", ConfigValue::ofString("wgmma"));
+    sk.config.set("epilogue",
+                  ConfigValue::ofString("t0 = add(i0, i1) : f16; t1 = "
+                                        "add(t0, i2) : f16"));
+    setInts(sk, {{"split_k", 4}});
+    expect({"SPLIT = 4", "SPLIT_VEC = true", "__cluster_dims__(4, 1, 1)",
+            "STAGE_OUT = false", "TMA_STORE = false"},
+           256, 96);
+    // N = 100 (scalar stores), K-major bf16 B, ragged M and K (9 k tiles:
+    // blocks of one or two), clusters of 8: 10 tiles of 64 x 64.
+    LaunchSpec &sr = add("matmul_wgmma_split_k8_ragged", "matmul",
+                         {buf(DType::BF16, {300, 520}),
+                          buf(DType::BF16, {100, 520})},
+                         buf(DType::BF16, {300, 100}));
+    sr.config.set("path", ConfigValue::ofString("wgmma"));
+    sr.config.set("trans_b", ConfigValue::ofBool(true));
+    setInts(sr, {{"split_k", 8}, {"tile_m", 64}, {"tile_n", 64},
+                 {"warpgroups", 1}});
+    expect({"SPLIT = 8", "SPLIT_VEC = false", "__cluster_dims__(8, 1, 1)"},
+           256, 80);
+    // Cooperative 128 x 128 tiles in pairs: 3 x 5 tiles.
+    LaunchSpec &sc = add("matmul_wgmma_split_k2_coop", "matmul",
+                         {buf(DType::F16, {300, 1024}),
+                          buf(DType::F16, {1024, 520})},
+                         buf(DType::F16, {300, 520}));
+    sc.config.set("path", ConfigValue::ofString("wgmma"));
+    setInts(sc, {{"split_k", 2}, {"tile_m", 128}, {"tile_n", 128},
+                 {"warpgroups", 2}, {"stages", 4}});
+    sc.config.set("pingpong", ConfigValue::ofBool(false));
+    expect({"SPLIT = 2", "WARPGROUPS = 2", "PINGPONG = false"}, 384, 30);
   }
   // wgmma configs the heuristics must refuse, and why.
   auto wgmmaReject = [](const std::string &name, std::vector<int64_t> a,
@@ -905,8 +943,34 @@ void buildCases() {
               "16-byte loads");
   wgmmaReject("wgmma_tile_k", {64, 64}, {64, 64}, {64, 64}, "tile_k", 32,
               "tile_k must be 64");
-  wgmmaReject("wgmma_split_k", {64, 4096}, {4096, 64}, {64, 64}, "split_k", 2,
-              "split_k must be 1");
+  wgmmaReject("wgmma_split_k_3", {64, 4096}, {4096, 64}, {64, 64}, "split_k",
+              3, "split_k must be 1, 2, 4 or 8");
+  // 64 x 128 k: 2 k tiles for 4 blocks.
+  wgmmaReject("wgmma_split_k_short", {64, 128}, {128, 64}, {64, 64}, "split_k",
+              4, "exceeds the product's 2 k tiles");
+  // 4096^3: the tiles fill the GPU already.
+  wgmmaReject("wgmma_split_k_full", {4096, 4096}, {4096, 4096}, {4096, 4096},
+              "split_k", 2, "do not fill the GPU");
+  {
+    LaunchSpec s;
+    s.kind = "matmul";
+    s.inputs = {buf(DType::F16, {256, 4096}), buf(DType::F16, {4096, 256})};
+    s.outputs = {buf(DType::F16, {256, 256})};
+    s.config.set("path", ConfigValue::ofString("wgmma"));
+    setInts(s, {{"split_k", 2}, {"tile_m", 128}, {"tile_n", 128},
+                {"warpgroups", 2}});
+    s.name = "wgmma_split_k_pingpong";
+    s.config.set("pingpong", ConfigValue::ofBool(true));
+    rejects.push_back({s, "split_k takes cooperative tiles"});
+    s.name = "wgmma_split_k_cluster";
+    s.config.set("pingpong", ConfigValue::ofBool(false));
+    s.config.set("cluster", ConfigValue::ofInt(2));
+    rejects.push_back({s, "split_k and cluster (multicast pairs) exclude"});
+    s.name = "wgmma_split_k_cp_async";
+    s.config.erase("cluster");
+    s.config.set("tma", ConfigValue::ofBool(false));
+    rejects.push_back({s, "takes the TMA kernel"});
+  }
   wgmmaReject("wgmma_tile_n", {64, 64}, {64, 64}, {64, 64}, "tile_n", 260,
               "multiple of 8 up to 256");
   wgmmaReject("wgmma_cluster_4", {4096, 512}, {512, 512}, {4096, 512},

@@ -167,6 +167,16 @@ struct cluster_of<P, decltype(void(P::CLUSTER))> {
   static constexpr int value = P::CLUSTER;
 };
 
+/// P::SPLIT (the TMA kernel's split-K): blocks of a cluster that share each
+/// tile's K range, else 1.
+template <class P, class = void> struct split_of {
+  static constexpr int value = 1;
+};
+template <class P>
+struct split_of<P, decltype(void(P::SPLIT))> {
+  static constexpr int value = P::SPLIT;
+};
+
 template <class P> struct wgmma_shape {
   static constexpr int THREADS = 128 * P::WARPGROUPS;
   /// Rows per warpgroup: a share of the tile, or (ping-pong) all of it.
@@ -572,13 +582,31 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
                 "16-byte output rows need N % 8 == 0");
   static_assert(!stage_out_of<P>::value || sizeof(typename P::T) == 2,
                 "the staged epilogue stores rows of 8 16-bit outputs");
-  static_assert(P::STAGES * 16 <= BARRIER_BYTES, "barriers fit");
+  static_assert(P::STAGES * 16 + 16 <= BARRIER_BYTES, "barriers fit");
   static_assert(P::GROUP_M >= 1, "tile rows per group");
   static constexpr int CLUSTER = cluster_of<P>::value;
   static_assert(CLUSTER == 1 || CLUSTER == 2, "pairs of blocks at most");
   static_assert(!P::TRANS_B || (P::BN / CLUSTER) % 8 == 0,
                 "each block's share of a K-major B tile keeps whole 1024-byte "
                 "swizzle atoms");
+  /// Split-K (P::SPLIT > 1): the cluster's blocks each multiply a slice of
+  /// K, write their f32 partial tiles to shared memory (rows RED_PITCH
+  /// floats apart: 8 banks a row, so a half-warp's pair stores of 4 rows
+  /// fill 32 distinct banks where BN is a multiple of 32), and each block
+  /// sums BM / SPLIT rows over the cluster and runs the epilogue on them.
+  static constexpr int SPLIT = split_of<P>::value;
+  static constexpr u32 RED_PITCH = P::BN + 8;
+  static constexpr u32 RED_BYTES = SPLIT > 1 ? P::BM * RED_PITCH * 4 : 0;
+  static_assert(SPLIT == 1 || SPLIT == 2 || SPLIT == 4 || SPLIT == 8,
+                "split-K takes clusters of 2, 4 or 8 blocks");
+  static_assert(SPLIT == 1 || (CLUSTER == 1 && !pingpong_of<P>::value &&
+                               !stage_out_of<P>::value &&
+                               !tma_store_of<P>::value && P::BATCH == 1),
+                "split-K runs cooperative tiles of a single product with its "
+                "own epilogue, without multicast pairs");
+  static_assert(P::BM % (SPLIT * 8) == 0, "each block sums whole 8-row groups");
+  static_assert((P::K + P::BK - 1) / P::BK >= SPLIT,
+                "every block of a split takes one k tile or more");
 };
 
 /// The dynamic shared memory of wgmma_tma_gemm<P>: alignment slack, the
@@ -587,7 +615,8 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
 template <class P> __host__ __device__ constexpr u32 wgmma_tma_smem_bytes() {
   return 1024 + P::STAGES * wgmma_shape<P>::STAGE_BYTES +
          wgmma_tma_shape<P>::BARRIER_BYTES +
-         P::WARPGROUPS * wgmma_tma_shape<P>::OUT_BYTES;
+         P::WARPGROUPS * wgmma_tma_shape<P>::OUT_BYTES +
+         wgmma_tma_shape<P>::RED_BYTES;
 }
 
 /// bar.sync on named barrier `id` (1..15) for `threads` threads (one
@@ -831,6 +860,129 @@ __device__ __forceinline__ void round_a_tf32(u32 st, int row0, u32 bar) {
   named_barrier(bar, 128);
 }
 
+/// The shared::cluster address of shared offset `local` in block `rank`.
+__device__ __forceinline__ u32 map_cluster(u32 local, u32 rank) {
+  u32 remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+               : "=r"(remote)
+               : "r"(local), "r"(rank));
+  return remote;
+}
+/// Four f32 at a shared::cluster address (16-byte aligned).
+__device__ __forceinline__ void ld_cluster_v4(u32 remote, float (&v)[4]) {
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+               : "r"(remote)
+               : "memory");
+}
+/// One arrival on barrier `bar` of the cluster's block `rank`, releasing
+/// at cluster scope what this thread has done and seen (its warpgroup's
+/// shared stores or loads, through the named barrier before it) to the
+/// block that acquires the phase (mbar_wait_cluster).
+__device__ __forceinline__ void mbar_arrive_release_cluster(u32 bar,
+                                                            u32 rank) {
+  asm volatile("{\n"
+               ".reg .b32 remote;\n"
+               "mapa.shared::cluster.u32 remote, %0, %1;\n"
+               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+               "[remote];\n"
+               "}\n" ::"r"(bar),
+               "r"(rank)
+               : "memory");
+}
+/// mbar_wait with acquire at cluster scope: what the arrivals released in
+/// other blocks is visible after it.
+__device__ __forceinline__ void mbar_wait_cluster(u32 bar, u32 parity) {
+  asm volatile("{\n"
+               ".reg .pred done;\n"
+               "KILN_MBAR_WAIT_CLUSTER:\n"
+               "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, "
+               "[%0], %1;\n"
+               "@!done bra KILN_MBAR_WAIT_CLUSTER;\n"
+               "}\n" ::"r"(bar),
+               "r"(parity)
+               : "memory");
+}
+
+/// Split-K's end of a tile (P::SPLIT > 1), for one consumer warpgroup of
+/// block `krank` of the cluster: its partial rows go to this block's
+/// reduction buffer `red`; once every warpgroup of the cluster has written
+/// its own (red_full: SPLIT * WARPGROUPS arrivals in each block), the
+/// block's consumers sum rows [krank * BM / SPLIT, (krank + 1) * BM /
+/// SPLIT) over the cluster's buffers (16-byte loads through distributed
+/// shared memory), run P::epilogue on them and store them; then each
+/// warpgroup tells every block it is done reading (red_done), which a
+/// block awaits before it writes its buffer again or exits. `tile` counts
+/// the warpgroup's tiles (its barriers' phases).
+template <class P, int MI, int R, class I>
+__device__ __forceinline__ void
+reduce_split_tile(typename P::T *__restrict__ O,
+                  const typename P::CT *__restrict__ c,
+                  const float (&acc)[MI][R], u32 red, u32 red_full,
+                  u32 red_done, I m0, I n0, int row0, int cw, u32 krank,
+                  I tile, bool leader) {
+  typedef typename P::T T;
+  typedef wgmma_tma_shape<P> S;
+  constexpr int SPLIT = S::SPLIT, ROWS = P::BM / SPLIT, CH = P::BN / 8;
+  constexpr u32 PITCH = S::RED_PITCH;
+  const u32 parity = static_cast<u32>(tile) & 1u;
+  mbar_wait_cluster(red_done, parity ^ 1u); // the last tile's readers
+  for_each_wgmma_pair<P>(acc, [&](int r, int cc, float v0, float v1) {
+    const u32 a = red + (static_cast<u32>(row0 + r) * PITCH + cc) * 4u;
+    asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(a), "f"(v0),
+                 "f"(v1)
+                 : "memory");
+  });
+  named_barrier(1 + cw, 128);
+  if (leader)
+#pragma unroll
+    for (int q = 0; q < SPLIT; ++q)
+      mbar_arrive_release_cluster(red_full, q);
+  mbar_wait_cluster(red_full, parity);
+  const int t = static_cast<int>(threadIdx.x) - 128; // consumer thread
+#pragma unroll 1
+  for (int v = t; v < ROWS * CH; v += 128 * P::WARPGROUPS) {
+    const int r = static_cast<int>(krank) * ROWS + v / CH, cc = (v % CH) * 8;
+    const u32 off = red + (static_cast<u32>(r) * PITCH + cc) * 4u;
+    float sum[8] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+    for (int q = 0; q < SPLIT; ++q) {
+      const u32 a = map_cluster(off, q);
+      float x[4], y[4];
+      ld_cluster_v4(a, x);
+      ld_cluster_v4(a + 16, y);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        sum[e] += x[e];
+        sum[4 + e] += y[e];
+      }
+    }
+    const I gm = m0 + r, gn = n0 + cc;
+    if (gm >= P::M)
+      continue;
+    if (P::SPLIT_VEC && gn < P::N) { // N % 8 == 0: all 8 are in range
+      Vec<T, 8> out;
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        out[e] = P::epilogue(sum[e], c, gm, gn + e);
+      store_vec<8>(O + gm * P::N + gn, out);
+    } else {
+#pragma unroll
+      for (int e = 0; e < 8; ++e)
+        if (gn + e < P::N)
+          O[gm * P::N + gn + e] = P::epilogue(sum[e], c, gm, gn + e);
+    }
+  }
+  // The warpgroup's reads are done (their values were summed and stored),
+  // so, as with a stage's release, a plain arrival says so: a cluster-scope
+  // release here would wait for this tile's global stores (MEMBAR.GPU).
+  named_barrier(1 + cw, 128);
+  if (leader)
+#pragma unroll
+    for (int q = 0; q < SPLIT; ++q)
+      mbar_arrive_cluster(red_done, q);
+}
+
 /// Output tile `t` of the grouped order: `group` tile rows at a time, column
 /// by column within the group.
 template <class I>
@@ -856,7 +1008,9 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   constexpr bool PINGPONG = pingpong_of<P>::value;
   static_assert(!PINGPONG || P::WARPGROUPS == 2, "ping-pong takes turns of 2");
   constexpr I MB = (P::M + BM - 1) / BM, NB = (P::N + BN - 1) / BN;
-  constexpr int CLUSTER = S::CLUSTER;
+  constexpr int CLUSTER = S::CLUSTER, SPLIT = S::SPLIT;
+  // Blocks of a cluster: multicast pairs (CLUSTER) or split-K (SPLIT).
+  constexpr int CS = CLUSTER * SPLIT;
   // The units of work a cluster takes: tiles, or pairs of vertically
   // adjacent tiles (tile rows 2p and 2p + 1; the second may lie past M,
   // its loads zero-filled and its stores skipped).
@@ -870,11 +1024,14 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   static_assert(P::K > 0, "an empty K has nothing to load");
   extern __shared__ __align__(1024) u8 kiln_wgmma_smem[];
   const u32 base = (smem_addr(kiln_wgmma_smem) + 1023u) & ~1023u;
-  // Stages, then the consumers' epilogue tiles, then the barriers.
+  // Stages, then the consumers' epilogue tiles, split-K's reduction
+  // buffer, then the barriers.
   const u32 outs = base + STAGES * S::STAGE_BYTES;
-  const u32 bars = outs + P::WARPGROUPS * S::OUT_BYTES;
+  const u32 red = outs + P::WARPGROUPS * S::OUT_BYTES;
+  const u32 bars = red + S::RED_BYTES;
   auto full = [&](u32 s) { return bars + 8 * s; };
   auto empty = [&](u32 s) { return bars + 8 * (STAGES + s); };
+  const u32 red_full = bars + 16 * STAGES, red_done = red_full + 8;
   if (threadIdx.x == 0) {
 #pragma unroll
     for (int s = 0; s < STAGES; ++s) {
@@ -883,26 +1040,33 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       // ping-pong the tile's one; in each block of the cluster.
       mbar_init(empty(s), (PINGPONG ? 1 : P::WARPGROUPS) * CLUSTER);
     }
+    if (SPLIT > 1) {
+      mbar_init(red_full, SPLIT * P::WARPGROUPS);
+      mbar_init(red_done, SPLIT * P::WARPGROUPS);
+    }
     // Make the initialized barriers visible to the copy engine (and to the
     // cluster's other block).
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
-  if (CLUSTER > 1)
+  if (CS > 1)
     cluster_sync();
   else
     __syncthreads();
   const int wg = threadIdx.x >> 7;
-  const u32 rank = CLUSTER > 1 ? cluster_rank() : 0;
+  const u32 rank = CS > 1 ? cluster_rank() : 0;
+  // Split-K: this block's k tiles of every tile, [kt0, kt0 + KTR).
+  const u32 krank = SPLIT > 1 ? rank : 0;
+  const I kt0 = KT * static_cast<I>(krank) / SPLIT,
+          KTR = KT * static_cast<I>(krank + 1) / SPLIT - kt0;
   // This block's units: those of its cluster, one of gridDim.x / CLUSTER.
   // (Read from %clusterid / %nclusterid: with gridDim.x / 2 instead, ptxas
   // serializes the k loop's wgmmas, warning C7514.)
-  const I unit0 = static_cast<I>(CLUSTER > 1 ? cluster_id_x() : blockIdx.x),
-          units_step =
-              static_cast<I>(CLUSTER > 1 ? cluster_count_x() : gridDim.x);
+  const I unit0 = static_cast<I>(CS > 1 ? cluster_id_x() : blockIdx.x),
+          units_step = static_cast<I>(CS > 1 ? cluster_count_x() : gridDim.x);
   auto tile_of = [&](I u, I &z, I &mb, I &nb) {
     z = P::BATCH == 1 ? 0 : u / UNITS_Z;
     grouped_tile<I>(P::BATCH == 1 ? u : u % UNITS_Z, MBU, NB, GROUP, mb, nb);
-    mb = mb * CLUSTER + rank;
+    mb = mb * CLUSTER + (CLUSTER > 1 ? rank : 0);
   };
   // The copies of one operand's box at (c0, c1): of its matrix c2 when the
   // product is batched (3-D maps: {inner, outer, matrices}), multicast to
@@ -943,7 +1107,7 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
         P::batch(z, oa, ob);
         const int za = static_cast<int>(oa / (P::M * P::K)),
                   zb = static_cast<int>(ob / (P::K * P::N));
-        for (I kt = 0; kt < KT; ++kt, ++use) {
+        for (I kt = kt0; kt < kt0 + KTR; ++kt, ++use) {
           const u32 s = use % STAGES, parity = (use / STAGES) & 1;
           mbar_wait(empty(s), parity ^ 1);
           mbar_arrive_expect_tx(full(s), S::STAGE_BYTES);
@@ -1004,11 +1168,12 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       for (int r = 0; r < CLUSTER; ++r)
         mbar_arrive_cluster(empty(s), r);
   };
+  I tiles_done = 0; // split-K: this warpgroup's tiles (= i, cooperative)
   for (I i = first, u = unit0 + first * units_step; u < UNITS;
        i += step, u += step * units_step) {
-    // The block's i-th tile uses stages i * KT .. i * KT + KT - 1 (the
-    // producer's count).
-    u32 use = static_cast<u32>(i * KT);
+    // The block's i-th tile uses stages i * KTR .. i * KTR + KTR - 1 (the
+    // producer's count; KTR = KT without split-K).
+    u32 use = static_cast<u32>(i * KTR);
     I z, mb, nb;
     tile_of(u, z, mb, nb);
     typename P::T *const O = out + static_cast<i64>(z) * P::M * P::N;
@@ -1023,7 +1188,7 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     if (PINGPONG && i > 0)
       named_barrier(3 + cw, 256);
     u32 prev = 0;
-    for (I kt = 0; kt < KT; ++kt, ++use) {
+    for (I kt = 0; kt < KTR; ++kt, ++use) {
       const u32 s = use % STAGES, parity = (use / STAGES) & 1;
       mbar_wait(full(s), parity);
       // tf32: this warpgroup's A rows rounded first (named barrier 5 + cw),
@@ -1047,7 +1212,10 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     wgmma_wait_acc<0>(acc);
     if (leader)
       release(prev);
-    if constexpr (tma_store_of<P>::value)
+    if constexpr (SPLIT > 1)
+      reduce_split_tile<P>(O, c, acc, red, red_full, red_done, mb * BM,
+                           nb * BN, row0, cw, krank, tiles_done++, leader);
+    else if constexpr (tma_store_of<P>::value)
       store_wgmma_tile_tma<P>(c, acc, out_tile, map_c, mb * BM + row0,
                               nb * BN, 1 + cw, leader);
     else if constexpr (stage_out_of<P>::value)
@@ -1059,6 +1227,10 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   // The output copies must have landed before the block exits.
   if (tma_store_of<P>::value && leader)
     bulk_wait_all();
+  // Split-K: the cluster's blocks read this block's buffer until they
+  // arrive on red_done for the last tile.
+  if (SPLIT > 1 && tiles_done > 0)
+    mbar_wait_cluster(red_done, static_cast<u32>(tiles_done - 1) & 1u);
 }
 
 } // namespace mm
