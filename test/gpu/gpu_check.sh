@@ -46,7 +46,8 @@ for e in "$ENGINES"/*.engine; do
   # scale (the autotuner's own rule: 1e-2 * max |ref|), here 5e-3.
   case "$e" in */cublaslt-*.fp16.engine) tol="--max-rel 5e-3" ;; esac
   ok=1
-  "$BIN/kiln-run" "$e" --inputs "$base.inputs.npz" --compare "$base.ort.npz" $tol > "$base.log" 2>&1 || ok=0
+  # A hung kernel fails its engine instead of stopping the check.
+  timeout 60 "$BIN/kiln-run" "$e" --inputs "$base.inputs.npz" --compare "$base.ort.npz" $tol > "$base.log" 2>&1 || ok=0
   if [ -e "$base.eval.npz" ]; then
     "$BIN/kiln-run" "$e" --inputs "$base.inputs.npz" --compare "$base.eval.npz" --max-rel 2e-3 \
       >> "$base.log" 2>&1 || ok=0

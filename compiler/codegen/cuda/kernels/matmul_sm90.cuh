@@ -1054,8 +1054,9 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     __syncthreads();
   const int wg = threadIdx.x >> 7;
   const u32 rank = CS > 1 ? cluster_rank() : 0;
-  // Split-K: this block's k tiles of every tile, [kt0, kt0 + KTR).
-  const u32 krank = SPLIT > 1 ? rank : 0;
+  // The block's place in a multicast pair (its tile row, its share of B),
+  // and in a split (its k tiles of every tile, [kt0, kt0 + KTR)).
+  const u32 mrank = CLUSTER > 1 ? rank : 0, krank = SPLIT > 1 ? rank : 0;
   const I kt0 = KT * static_cast<I>(krank) / SPLIT,
           KTR = KT * static_cast<I>(krank + 1) / SPLIT - kt0;
   // This block's units: those of its cluster, one of gridDim.x / CLUSTER.
@@ -1066,7 +1067,7 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   auto tile_of = [&](I u, I &z, I &mb, I &nb) {
     z = P::BATCH == 1 ? 0 : u / UNITS_Z;
     grouped_tile<I>(P::BATCH == 1 ? u : u % UNITS_Z, MBU, NB, GROUP, mb, nb);
-    mb = mb * CLUSTER + (CLUSTER > 1 ? rank : 0);
+    mb = mb * CLUSTER + mrank;
   };
   // The copies of one operand's box at (c0, c1): of its matrix c2 when the
   // product is batched (3-D maps: {inner, outer, matrices}), multicast to
@@ -1124,12 +1125,12 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
           // B: the whole tile, or this block's share, multicast.
           if (P::TRANS_B) { // [N, K]: BN rows of 64 k.
             constexpr int SHARE = BN / CLUSTER;
-            copy(sb + rank * SHARE * 128, &map_b, full(s), k0,
-                 n0 + static_cast<int>(rank) * SHARE, zb, CLUSTER > 1);
+            copy(sb + mrank * SHARE * 128, &map_b, full(s), k0,
+                 n0 + static_cast<int>(mrank) * SHARE, zb, CLUSTER > 1);
           } else { // [K, N]: 64-column blocks of 64 k rows.
 #pragma unroll
             for (int j = 0; j < (BN + 63) / 64; ++j)
-              if (j % CLUSTER == static_cast<int>(rank))
+              if (j % CLUSTER == static_cast<int>(mrank))
                 copy(sb + j * (BK * 128), &map_b, full(s), n0 + 64 * j, k0,
                      zb, CLUSTER > 1);
           }
