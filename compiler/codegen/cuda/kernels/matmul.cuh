@@ -355,14 +355,20 @@ __device__ __forceinline__ void cluster_sync() {
                "barrier.cluster.wait.acquire.aligned;\n" ::
                    : "memory");
 }
-/// The f32 at shared address `local` (this block's layout) in the shared
-/// memory of the cluster's block `rank`.
-__device__ __forceinline__ float ld_cluster_f32(u32 local, int rank) {
+/// The shared::cluster address of shared address `local` (this block's
+/// layout) in the cluster's block `rank`.
+__device__ __forceinline__ u32 map_cluster(u32 local, u32 rank) {
   u32 remote;
-  float v;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
                : "=r"(remote)
                : "r"(local), "r"(rank));
+  return remote;
+}
+/// The f32 at shared address `local` (this block's layout) in the shared
+/// memory of the cluster's block `rank`.
+__device__ __forceinline__ float ld_cluster_f32(u32 local, int rank) {
+  const u32 remote = map_cluster(local, static_cast<u32>(rank));
+  float v;
   asm volatile("ld.shared::cluster.f32 %0, [%1];\n"
                : "=f"(v)
                : "r"(remote)

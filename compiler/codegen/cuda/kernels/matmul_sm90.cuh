@@ -453,15 +453,29 @@ __device__ __forceinline__ void mbar_arrive(u32 bar) {
                : "memory");
 }
 /// Spins until the phase of `bar` with parity `parity` has completed.
+/// CLUSTER_ACQUIRE: with acquire at cluster scope, so what arrivals released
+/// in other blocks of the cluster (mbar_arrive_cluster<true>) is visible.
+template <bool CLUSTER_ACQUIRE = false>
 __device__ __forceinline__ void mbar_wait(u32 bar, u32 parity) {
-  asm volatile("{\n"
-               ".reg .pred done;\n"
-               "KILN_MBAR_WAIT:\n"
-               "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-               "@!done bra KILN_MBAR_WAIT;\n"
-               "}\n" ::"r"(bar),
-               "r"(parity)
-               : "memory");
+  if constexpr (CLUSTER_ACQUIRE)
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "KILN_MBAR_WAIT:\n"
+                 "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 "
+                 "done, [%0], %1;\n"
+                 "@!done bra KILN_MBAR_WAIT;\n"
+                 "}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
+  else
+    asm volatile("{\n"
+                 ".reg .pred done;\n"
+                 "KILN_MBAR_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+                 "@!done bra KILN_MBAR_WAIT;\n"
+                 "}\n" ::"r"(bar),
+                 "r"(parity)
+                 : "memory");
 }
 /// A 2-D tile copy global -> shared (dst 1024-byte aligned for the 128-byte
 /// swizzle) at coordinates (c0 innermost, c1), completing on `bar`.
@@ -513,14 +527,21 @@ __device__ __forceinline__ void tma_load_2d_multicast(u32 dst,
 /// already completed them, so there is nothing for a cluster-scope release
 /// to order before the peer's copy overwrites the stage; on the H200 that
 /// release stalled every k step about a microsecond (micro-182026).
+/// RELEASE: release at cluster scope instead, for an arrival that must
+/// publish this thread's (and, through a barrier before it, its
+/// warpgroup's) shared stores to a block that waits with
+/// mbar_wait<true>.
+template <bool RELEASE = false>
 __device__ __forceinline__ void mbar_arrive_cluster(u32 bar, u32 rank) {
-  asm volatile("{\n"
-               ".reg .b32 remote;\n"
-               "mapa.shared::cluster.u32 remote, %0, %1;\n"
-               "mbarrier.arrive.shared::cluster.b64 _, [remote];\n"
-               "}\n" ::"r"(bar),
-               "r"(rank)
-               : "memory");
+  const u32 remote = map_cluster(bar, rank);
+  if constexpr (RELEASE)
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+                 "[%0];\n" ::"r"(remote)
+                 : "memory");
+  else
+    asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(
+                     remote)
+                 : "memory");
 }
 /// The cluster's index along x, and the count of clusters along x.
 __device__ __forceinline__ u32 cluster_id_x() {
@@ -860,47 +881,11 @@ __device__ __forceinline__ void round_a_tf32(u32 st, int row0, u32 bar) {
   named_barrier(bar, 128);
 }
 
-/// The shared::cluster address of shared offset `local` in block `rank`.
-__device__ __forceinline__ u32 map_cluster(u32 local, u32 rank) {
-  u32 remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
-               : "=r"(remote)
-               : "r"(local), "r"(rank));
-  return remote;
-}
 /// Four f32 at a shared::cluster address (16-byte aligned).
 __device__ __forceinline__ void ld_cluster_v4(u32 remote, float (&v)[4]) {
   asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
                : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
                : "r"(remote)
-               : "memory");
-}
-/// One arrival on barrier `bar` of the cluster's block `rank`, releasing
-/// at cluster scope what this thread has done and seen (its warpgroup's
-/// shared stores or loads, through the named barrier before it) to the
-/// block that acquires the phase (mbar_wait_cluster).
-__device__ __forceinline__ void mbar_arrive_release_cluster(u32 bar,
-                                                            u32 rank) {
-  asm volatile("{\n"
-               ".reg .b32 remote;\n"
-               "mapa.shared::cluster.u32 remote, %0, %1;\n"
-               "mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
-               "[remote];\n"
-               "}\n" ::"r"(bar),
-               "r"(rank)
-               : "memory");
-}
-/// mbar_wait with acquire at cluster scope: what the arrivals released in
-/// other blocks is visible after it.
-__device__ __forceinline__ void mbar_wait_cluster(u32 bar, u32 parity) {
-  asm volatile("{\n"
-               ".reg .pred done;\n"
-               "KILN_MBAR_WAIT_CLUSTER:\n"
-               "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 done, "
-               "[%0], %1;\n"
-               "@!done bra KILN_MBAR_WAIT_CLUSTER;\n"
-               "}\n" ::"r"(bar),
-               "r"(parity)
                : "memory");
 }
 
@@ -913,7 +898,8 @@ __device__ __forceinline__ void mbar_wait_cluster(u32 bar, u32 parity) {
 /// shared memory), run P::epilogue on them and store them; then each
 /// warpgroup tells every block it is done reading (red_done), which a
 /// block awaits before it writes its buffer again or exits. `tile` counts
-/// the warpgroup's tiles (its barriers' phases).
+/// the block's tiles (its barriers' phases; cooperative, so every
+/// warpgroup takes each).
 template <class P, int MI, int R, class I>
 __device__ __forceinline__ void
 reduce_split_tile(typename P::T *__restrict__ O,
@@ -926,7 +912,7 @@ reduce_split_tile(typename P::T *__restrict__ O,
   constexpr int SPLIT = S::SPLIT, ROWS = P::BM / SPLIT, CH = P::BN / 8;
   constexpr u32 PITCH = S::RED_PITCH;
   const u32 parity = static_cast<u32>(tile) & 1u;
-  mbar_wait_cluster(red_done, parity ^ 1u); // the last tile's readers
+  mbar_wait<true>(red_done, parity ^ 1u); // the last tile's readers
   for_each_wgmma_pair<P>(acc, [&](int r, int cc, float v0, float v1) {
     const u32 a = red + (static_cast<u32>(row0 + r) * PITCH + cc) * 4u;
     asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" ::"r"(a), "f"(v0),
@@ -937,8 +923,8 @@ reduce_split_tile(typename P::T *__restrict__ O,
   if (leader)
 #pragma unroll
     for (int q = 0; q < SPLIT; ++q)
-      mbar_arrive_release_cluster(red_full, q);
-  mbar_wait_cluster(red_full, parity);
+      mbar_arrive_cluster<true>(red_full, q);
+  mbar_wait<true>(red_full, parity);
   const int t = static_cast<int>(threadIdx.x) - 128; // consumer thread
 #pragma unroll 1
   for (int v = t; v < ROWS * CH; v += 128 * P::WARPGROUPS) {
@@ -1169,7 +1155,6 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       for (int r = 0; r < CLUSTER; ++r)
         mbar_arrive_cluster(empty(s), r);
   };
-  I tiles_done = 0; // split-K: this warpgroup's tiles (= i, cooperative)
   for (I i = first, u = unit0 + first * units_step; u < UNITS;
        i += step, u += step * units_step) {
     // The block's i-th tile uses stages i * KTR .. i * KTR + KTR - 1 (the
@@ -1215,7 +1200,7 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       release(prev);
     if constexpr (SPLIT > 1)
       reduce_split_tile<P>(O, c, acc, red, red_full, red_done, mb * BM,
-                           nb * BN, row0, cw, krank, tiles_done++, leader);
+                           nb * BN, row0, cw, krank, i, leader);
     else if constexpr (tma_store_of<P>::value)
       store_wgmma_tile_tma<P>(c, acc, out_tile, map_c, mb * BM + row0,
                               nb * BN, 1 + cw, leader);
@@ -1229,9 +1214,11 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   if (tma_store_of<P>::value && leader)
     bulk_wait_all();
   // Split-K: the cluster's blocks read this block's buffer until they
-  // arrive on red_done for the last tile.
-  if (SPLIT > 1 && tiles_done > 0)
-    mbar_wait_cluster(red_done, static_cast<u32>(tiles_done - 1) & 1u);
+  // arrive on red_done for its last tile (the cluster's tiles: units
+  // unit0, unit0 + units_step, ...; at least one).
+  if constexpr (SPLIT > 1)
+    mbar_wait<true>(red_done,
+                    static_cast<u32>((UNITS - unit0 - 1) / units_step) & 1u);
 }
 
 } // namespace mm
