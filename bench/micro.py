@@ -146,6 +146,10 @@ PATH_FLAGS = {
     "sk8": ("--matmul-path=wgmma", "--set=matmul.split_k=8"),
     "sk4-64x128": ("--matmul-path=wgmma", "--set=matmul.stages=4", "--set=matmul.split_k=4",
                    "--set=matmul.tile_m=64", "--set=matmul.tile_n=128", "--set=matmul.warpgroups=1"),
+    # 128 x 128 cooperative tiles in pairs of k slices: products of half a
+    # wave of such tiles with a long K (Llama's k/v projection, 64 tiles).
+    "sk2-128x128": ("--matmul-path=wgmma", "--set=matmul.stages=4", "--set=matmul.split_k=2",
+                    "--set=matmul.tile_m=128", "--set=matmul.tile_n=128", "--set=matmul.warpgroups=2"),
     "wgmma-direct": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=false"),
     "wgmma-staged": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=true"),
 }
