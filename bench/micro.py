@@ -141,6 +141,9 @@ PATH_FLAGS = {
     # Split-K on the TMA kernel (clusters of 2, 4, 8 blocks per tile), for
     # products whose tiles do not fill the GPU (BERT 1x128); 64 x 128 tiles
     # in clusters of 4 too.
+    # The heuristic's choice with split-K kept off (what "auto" was before
+    # split-K became a default for small products with a long K).
+    "sk1": ("--set=matmul.split_k=1",),
     "sk2": ("--matmul-path=wgmma", "--set=matmul.split_k=2"),
     "sk4": ("--matmul-path=wgmma", "--set=matmul.split_k=4"),
     "sk8": ("--matmul-path=wgmma", "--set=matmul.split_k=8"),
