@@ -138,12 +138,12 @@ PATH_FLAGS = {
                     "--set=matmul.warpgroups=2", "--set=matmul.cluster=2"),
     "t64x64": ("--matmul-path=wgmma", "--set=matmul.warpgroups=1", "--set=matmul.tile_m=64",
                "--set=matmul.tile_n=64"),
+    # The heuristic's choice with split-K forced off (against a split-K
+    # default: notes/patches/split-k-default-sm90.patch).
+    "sk1": ("--set=matmul.split_k=1",),
     # Split-K on the TMA kernel (clusters of 2, 4, 8 blocks per tile), for
     # products whose tiles do not fill the GPU (BERT 1x128); 64 x 128 tiles
     # in clusters of 4 too.
-    # The heuristic's choice with split-K kept off (what "auto" was before
-    # split-K became a default for small products with a long K).
-    "sk1": ("--set=matmul.split_k=1",),
     "sk2": ("--matmul-path=wgmma", "--set=matmul.split_k=2"),
     "sk4": ("--matmul-path=wgmma", "--set=matmul.split_k=4"),
     "sk8": ("--matmul-path=wgmma", "--set=matmul.split_k=8"),

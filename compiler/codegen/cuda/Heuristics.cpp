@@ -21,6 +21,19 @@ namespace kiln::codegen {
 using namespace cuda;
 
 namespace {
+
+/// Split-K's default: the largest power of two up to 8 that keeps
+/// tiles x split within `maxBlocks`, each block at 4 k tiles or more, and
+/// `fits(split)` (the path's own tile condition).
+template <class Fits>
+int64_t defaultSplitK(int64_t tiles, int64_t kTiles, int64_t maxBlocks,
+                      Fits fits) {
+  int64_t split = 1;
+  while (split < 8 && tiles * split * 2 <= maxBlocks &&
+         kTiles / (split * 2) >= 4 && fits(split * 2))
+    split *= 2;
+  return split;
+}
 /// Blocks a grid-stride kernel needs at most: enough to fill an H200 (132
 /// SMs x 2048 threads) several times over; more only adds scheduling.
 constexpr int64_t kMaxGridStrideBlocks = 8192;
@@ -1073,14 +1086,12 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       // block at least 4 k tiles.
       const int64_t tiles = ceilDiv(l.m, bm) * ceilDiv(l.n, bn) * l.batch,
                     kTiles = ceilDiv(l.k, bk);
-      if (!c.has("split_k")) {
-        int64_t split = 1;
-        while (split < 8 && tiles * split * 2 <= 2 * kTargetSMs &&
-               kTiles / (split * 2) >= 4 && bm % (split * 2) == 0 &&
-               bm * (bn + 4) * 4 <= 48 * 1024)
-          split *= 2;
-        c.set("split_k", ConfigValue::ofInt(split));
-      }
+      if (!c.has("split_k"))
+        c.set("split_k",
+              ConfigValue::ofInt(defaultSplitK(
+                  tiles, kTiles, 2 * kTargetSMs, [&](int64_t sp) {
+                    return bm % sp == 0 && bm * (bn + 4) * 4 <= 48 * 1024;
+                  })));
       const int64_t split = c.getInt("split_k");
       if (split != 1 && split != 2 && split != 4 && split != 8)
         return fail("split_k must be 1, 2, 4 or 8 (blocks of one cluster)");
