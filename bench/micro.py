@@ -138,6 +138,10 @@ PATH_FLAGS = {
                     "--set=matmul.warpgroups=2", "--set=matmul.cluster=2"),
     "t64x64": ("--matmul-path=wgmma", "--set=matmul.warpgroups=1", "--set=matmul.tile_m=64",
                "--set=matmul.tile_n=64"),
+    # 128 x 192 cooperative tiles: GPT-2's QKV (4096 x 2304) in 384 tiles,
+    # 2.9 waves, where 128 x 128 ping-pong makes 576 (4.4 waves).
+    "t128x192": ("--matmul-path=wgmma", "--set=matmul.pingpong=false", "--set=matmul.tile_m=128",
+                 "--set=matmul.warpgroups=2", "--set=matmul.tile_n=192", "--set=matmul.stages=4"),
     # The heuristic's choice with split-K forced off (against a split-K
     # default: notes/patches/split-k-default-sm90.patch).
     "sk1": ("--set=matmul.split_k=1",),
