@@ -142,6 +142,18 @@ PATH_FLAGS = {
     # 2.9 waves, where 128 x 128 ping-pong makes 576 (4.4 waves).
     "t128x192": ("--matmul-path=wgmma", "--set=matmul.pingpong=false", "--set=matmul.tile_m=128",
                  "--set=matmul.warpgroups=2", "--set=matmul.tile_n=192", "--set=matmul.stages=4"),
+    # The same in pairs of blocks sharing B (cuBLAS runs 192 x 128 pairs on
+    # BERT's attention output and 192 x 192 pairs on GPT-2's QKV).
+    "t128x192-c2": ("--matmul-path=wgmma", "--set=matmul.pingpong=false", "--set=matmul.tile_m=128",
+                    "--set=matmul.warpgroups=2", "--set=matmul.tile_n=192", "--set=matmul.stages=4",
+                    "--set=matmul.cluster=2"),
+    # 64 x 128 tiles in pairs sharing B (as many loads per output as cuBLAS's
+    # 128 x 64 pairs sharing A on Llama's k/v, 2048 x 512 x 2048), with the
+    # heuristic's 6 stages and with 8.
+    "t64x128-c2": ("--matmul-path=wgmma", "--set=matmul.warpgroups=1", "--set=matmul.tile_m=64",
+                   "--set=matmul.tile_n=128", "--set=matmul.cluster=2"),
+    "t64x128-c2-s8": ("--matmul-path=wgmma", "--set=matmul.warpgroups=1", "--set=matmul.tile_m=64",
+                      "--set=matmul.tile_n=128", "--set=matmul.cluster=2", "--set=matmul.stages=8"),
     # The heuristic's choice with split-K forced off (against a split-K
     # default: notes/patches/split-k-default-sm90.patch).
     "sk1": ("--set=matmul.split_k=1",),
