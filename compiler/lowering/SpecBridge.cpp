@@ -7,6 +7,8 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -168,6 +170,14 @@ LogicalResult applyConfigSettings(ModuleOp module,
                                   llvm::ArrayRef<std::string> settings,
                                   std::string &error,
                                   const codegen::TargetOptions &target) {
+  // The settings of each kind, in kind order of first appearance; a later
+  // setting of a key replaces an earlier one.
+  struct KindSettings {
+    std::string kind;
+    std::vector<std::string> text;
+    codegen::Config values;
+  };
+  std::vector<KindSettings> kinds;
   for (const std::string &setting : settings) {
     llvm::StringRef kind, rest, key, value;
     std::tie(kind, rest) = llvm::StringRef(setting).split('.');
@@ -183,26 +193,57 @@ LogicalResult applyConfigSettings(ModuleOp module,
               "': matmul.tf32 is not a tuning key; use --precision=tf32";
       return failure();
     }
-    Builder b(module.getContext());
-    Attribute attr;
-    int64_t i;
-    if (!value.getAsInteger(10, i))
-      attr = b.getI64IntegerAttr(i);
-    else if (value == "true" || value == "false")
-      attr = b.getBoolAttr(value == "true");
-    else
-      attr = b.getStringAttr(value);
+    auto it = llvm::find_if(
+        kinds, [&](const KindSettings &k) { return k.kind == kind; });
+    if (it == kinds.end()) {
+      kinds.push_back({kind.str(), {}, {}});
+      it = std::prev(kinds.end());
+    }
+    it->text.push_back(setting);
+    it->values.set(key.str(), codegen::configValueFromText(value.str()));
+  }
+  // All settings of a kind go into each launch of that kind together, on
+  // top of its chosen config (heuristic, tuning cache or measurement), and
+  // its heuristics run once. Keys the heuristics derived from the old
+  // choice can contradict the new one (6 stages of 64 x 128 tiles do not
+  // fit as 128 x 128); where the combination is not valid, the settings
+  // are completed by the heuristics instead: the launch's other tuning keys
+  // are dropped, as for an autotuner candidate.
+  for (const KindSettings &k : kinds) {
+    const std::set<std::string> &tuning = autotune::tuningKeys(k.kind);
     WalkResult r = module->walk([&](kernel::LaunchOp launch) {
-      if (launch.getKind() != kind)
+      if (launch.getKind() != k.kind)
         return WalkResult::advance();
-      NamedAttrList config(launch.getConfig());
-      config.set(key, attr);
-      launch.setConfigAttr(config.getDictionary(module.getContext()));
-      return failed(reconfigureLaunch(launch, target)) ? WalkResult::interrupt()
-                                               : WalkResult::advance();
+      FailureOr<codegen::LaunchSpec> spec = specFromLaunch(launch);
+      if (failed(spec))
+        return WalkResult::interrupt();
+      // The settings on top of `base`, configured; `why` says why not.
+      std::string why;
+      auto tryOn = [&](codegen::Config base) {
+        codegen::LaunchSpec s = *spec;
+        s.config = std::move(base);
+        for (const auto &[key, value] : k.values.all())
+          s.config.set(key, value);
+        why.clear();
+        if (!codegen::configureLaunch(s, why, target))
+          return false;
+        updateLaunch(launch, s);
+        return true;
+      };
+      if (tryOn(spec->config))
+        return WalkResult::advance();
+      codegen::Config untuned;
+      for (const auto &[key, value] : spec->config.all())
+        if (!tuning.count(key))
+          untuned.set(key, value);
+      if (tryOn(std::move(untuned)))
+        return WalkResult::advance();
+      launch.emitOpError() << why;
+      return WalkResult::interrupt();
     });
     if (r.wasInterrupted()) {
-      error = "--set '" + setting + "': the launch's config is not valid";
+      error = "--set '" + llvm::join(k.text, "' '") +
+              "': the launch's config is not valid";
       return failure();
     }
   }

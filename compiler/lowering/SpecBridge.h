@@ -61,10 +61,13 @@ reconfigureLaunch(kernel::LaunchOp launch,
                   const codegen::TargetOptions &target = {});
 
 /// Applies `kind.key=value` settings (kilnc and kiln-cgc --set) to the config
-/// of every launch of that kind in `module`, in order: integers, true/false,
-/// else strings; then re-runs each changed launch's heuristics. Fails with
-/// `error` naming a malformed setting; an invalid config is emitted at the
-/// launch.
+/// of every launch of that kind in `module` (integers, true/false, else
+/// strings; a later setting of a key wins), all of a kind's settings at
+/// once; then re-runs each changed launch's heuristics. Where the settings
+/// contradict keys derived from the launch's old config, the heuristics
+/// complete the settings alone (the other tuning keys dropped). Fails with
+/// `error` naming a malformed setting, or the kind's settings where no
+/// valid config holds them (the reason is emitted at the launch).
 /// Heuristics run for `target` (its arch bounds the wgmma path). A setting
 /// reaches every launch of its kind: one that only some launches accept
 /// (e.g. stages=2, below the wgmma path's minimum) fails on the others.
