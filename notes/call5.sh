@@ -13,7 +13,7 @@ m 120 --only gemm --gemm-dtypes fp16 --labels "1x128,k/v,attn-out" --gemm-paths 
 mkdir -p $K/bin2; cp $K/bin/* $K/bin2/; xz -dc .carry/extra/kilnc-sk.xz > $K/bin2/kilnc; chmod +x $K/bin2/kilnc
 t=$(date +%s); echo "== micro split default (bin2)"; timeout 60 python3 bench/micro.py --bin $K/bin2 --work /tmp/km2 --results $R/bench --runs 100 --only gemm --gemm-dtypes fp16 --labels 1x128 --gemm-paths auto,sk1 2>&1 | grep "^| gemm.*| kiln\|^| gemm.*(graph)\|FAIL\|rror" | tail -n 20; echo "== took $(( $(date +%s) - t )) s"
 m 60 --only gemm --gemm-dtypes fp16 --labels "8x512 qkv,attn-out" --gemm-paths auto,t128x192,t128x192-c2,wgmma-256,wgmma-128,wgmma-pp-cluster-st,cublaslt
-m 40 --only gemm --gemm-dtypes fp16 --labels "k/v" --gemm-paths auto,t64x128-c2,t64x128-c2-s8,t128x64-pp,cublaslt
+m 40 --only gemm --gemm-dtypes fp16 --labels "k/v" --gemm-paths auto,t64x128-c2,t64x128-c2-s8,cublaslt
 tar -czf $OUT/results.tar.gz -C $R .
 KILN_NODE_TIMEOUT=120 timeout 110 test/gpu/gpu_check.sh $K/bin $K/engines $R/check quick $K/node | grep -v '^PASS '
 head -n 30 $R/check/engine-failures.log 2>/dev/null

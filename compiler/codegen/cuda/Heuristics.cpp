@@ -383,6 +383,24 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
       }
       c.set("tile_m", ConfigValue::ofInt(bestM));
       c.set("tile_n", ConfigValue::ofInt(bestN));
+      // Split-K where the tiles leave most SMs idle and K is long: the
+      // largest power of two up to 8 that keeps the clusters within one
+      // wave and each block at 4 k tiles or more (BERT 1x128: FFN2's 24
+      // tiles of 64 x 64 with K = 3072 take 4, QKV's with K = 768 take 2).
+      // H100 80GB, 2026-12-05 (micro-190859-split-default-vs-sk1, against split_k = 1 in the
+      // same invocation): FFN2 0.0116 vs 0.0166 ms, QKV 0.0090 vs 0.0094
+      // (torch.matmul replayed from a graph: 0.0102, 0.0136); the BERT
+      // 1x128 model 0.408 ms (run-191208). Llama's k/v (128 tiles of 64 x
+      // 128) stays whole: split in pairs on 128 x 128 tiles it took 0.0182
+      // ms against 0.0137 (micro-190831-split-paths).
+      if (eb == 2 && !c.has("split_k") && !c.has("cluster") &&
+          !c.has("pingpong")) {
+        const int64_t split = defaultSplitK(
+            tiles(bestM, bestN), ceilDiv(l.k, rowK), kTargetSMs,
+            [&](int64_t sp) { return bestM % (8 * sp) == 0; });
+        if (split > 1)
+          c.set("split_k", ConfigValue::ofInt(split));
+      }
     }
   }
   // Batched products whose A is one matrix for the whole batch (a 1x1
