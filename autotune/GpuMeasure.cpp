@@ -121,6 +121,20 @@ public:
       }
       params_.push_back(&maps_[j]);
     }
+    // The kernel workspace, last: zeroed for each candidate (a faulting one
+    // ends the worker, so no candidate finds flags another left raised).
+    if (k.workspaceBytes > 0) {
+      if (!ok(d_->cuMemAlloc(&kernelWorkspace_, k.workspaceBytes), "cuMemAlloc",
+              error))
+        return false;
+      const std::vector<char> zeros(k.workspaceBytes, 0);
+      if (!ok(d_->cuMemcpyHtoDAsync(kernelWorkspace_, zeros.data(), zeros.size(),
+                                    stream_),
+              "cuMemcpyHtoDAsync", error) ||
+          !sync(error))
+        return false;
+      params_.push_back(&kernelWorkspace_);
+    }
     kernel_ = &k;
     return true;
   }
@@ -279,6 +293,9 @@ private:
     module_ = nullptr;
     kernel_ = nullptr;
     matmul_.reset();
+    if (kernelWorkspace_)
+      d_->cuMemFree(kernelWorkspace_);
+    kernelWorkspace_ = 0;
   }
 
   const GpuJob *job_ = nullptr;
@@ -289,6 +306,8 @@ private:
   CUfunction fn_ = nullptr;
   const GpuKernel *kernel_ = nullptr;
   CUdeviceptr flush_ = 0;
+  /// The loaded candidate's kernel workspace (GpuKernel::workspaceBytes).
+  CUdeviceptr kernelWorkspace_ = 0;
   std::vector<CUdeviceptr> ptrs_;
   std::vector<CUtensorMap> maps_; ///< the loaded candidate's tensor maps
   std::vector<void *> params_;    ///< its kernel parameters
@@ -486,6 +505,7 @@ std::vector<char> encodeJobBytes(const GpuJob &job) {
       w.num<uint32_t>(c.algo);
       w.num<uint32_t>(c.alignment);
     }
+    w.num<uint64_t>(k.workspaceBytes);
     w.num<uint64_t>(k.tensorMaps.size());
     for (const TensorMapArg &m : k.tensorMaps) {
       w.num<uint32_t>(m.buffer);
@@ -566,7 +586,8 @@ bool decodeJobBytes(const std::vector<char> &bytes, GpuJob &job) {
       c.epilogue = engine::MatmulEpilogue(ep);
     }
     uint64_t maps;
-    if (!r.num(maps) || maps > bytes.size())
+    if (!r.num(k.workspaceBytes) || k.workspaceBytes > (uint64_t(1) << 32) ||
+        !r.num(maps) || maps > bytes.size())
       return false;
     k.tensorMaps.resize(maps);
     for (TensorMapArg &m : k.tensorMaps)

@@ -23,8 +23,10 @@
 namespace kiln::autotune {
 
 /// One compiled candidate. The entry takes one pointer per buffer, inputs
-/// first, then its tensor maps (TMA descriptors over those buffers). Or a
-/// library call over those buffers (`hasLibrary`: no image, no entry).
+/// first, then its tensor maps (TMA descriptors over those buffers), then,
+/// where `workspaceBytes` is set, a zeroed kernel workspace of its own
+/// (codegen's launchWorkspaceBytes). Or a library call over those buffers
+/// (`hasLibrary`: no image, no entry).
 struct GpuKernel {
   bool hasLibrary = false;
   /// A cuBLASLt call; its operands index the buffers, inputs first.
@@ -34,6 +36,7 @@ struct GpuKernel {
   std::string entry;
   std::array<unsigned, 3> grid{1, 1, 1}, block{1, 1, 1};
   unsigned smem = 0; ///< dynamic shared memory bytes
+  uint64_t workspaceBytes = 0;
 };
 
 struct GpuJob {

@@ -169,6 +169,13 @@ PATH_FLAGS = {
     # wave of such tiles with a long K (Llama's k/v projection, 64 tiles).
     "sk2-128x128": ("--matmul-path=wgmma", "--set=matmul.stages=4", "--set=matmul.split_k=2",
                     "--set=matmul.tile_m=128", "--set=matmul.tile_n=128", "--set=matmul.warpgroups=2"),
+    # Stream-K (132 blocks, even shares of the partial wave's k tiles summed
+    # through the kernel workspace) on the heuristic's tiles and on 128 x 128
+    # cooperative ones: the ResNet 1x1's 100 tiles, BERT 32x128 QKV-like
+    # products of 4.4 waves.
+    "stream-k": ("--matmul-path=wgmma", "--set=matmul.stream_k=true"),
+    "stream-k-128": ("--matmul-path=wgmma", "--set=matmul.stream_k=true", "--set=matmul.tile_m=128",
+                     "--set=matmul.tile_n=128", "--set=matmul.warpgroups=2"),
     "wgmma-direct": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=false"),
     "wgmma-staged": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=true"),
 }

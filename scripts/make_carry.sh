@@ -162,6 +162,37 @@ for v in "split-k2-mlp.fp16:ltmlp:--set=matmul.split_k=2" \
   "$BUILD/bin/kilnc" "$BT/$m.onnx" -O2 --matmul-path=wgmma ${rest#*:} -o "$e.engine"
   cp "$BT/$m.inputs.npz" "$e.inputs.npz"
 done
+# Stream-K on the TMA kernel (--set=matmul.stream_k=true: 132 blocks take
+# even shares of the partial wave's k tiles, summed through the kernel
+# workspace): an MLP whose products have 15 and 48 tiles of 128 x 128 (32
+# and 9 k tiles: a tile's shares span up to 9 blocks; bias + tanh GELU,
+# residual), with the heuristic's tiles and 128 x 128; a plain product of
+# 360 tiles of 64 x 64 (two whole waves, then 228 tiles cut) and of 90
+# tiles of 128 x 128 with the TMA store; against the evaluator.
+python3 "$ROOT/test/tools/mkonnx.py" -o "$BT/skmlp.onnx" \
+  'x: f16[300,2048]; w1: f16[2048,520] = random(seed=11); b1: f16[520] = random(seed=12); w2: f16[520,2048] = random(seed=13); h = MatMul(x, w1); hb = Add(h, b1); g = Gelu(hb, approximate="tanh"); y = MatMul(g, w2); r = Add(y, x); out r'
+python3 "$ROOT/test/tools/mkonnx.py" -o "$BT/skdp.onnx" \
+  'x: f16[2300,512]; w: f16[512,600] = random(seed=14); y = MatMul(x, w); out y'
+python3 - "$BT" <<'PY'
+import sys, numpy as np
+rng = np.random.default_rng(23)
+np.savez(sys.argv[1] + "/skmlp.inputs.npz", x=rng.uniform(-1, 1, (300, 2048)).astype(np.float16))
+np.savez(sys.argv[1] + "/skdp.inputs.npz", x=rng.uniform(-1, 1, (2300, 512)).astype(np.float16))
+PY
+for v in "stream-k-mlp.fp16:skmlp:" \
+  "stream-k-128x128-mlp.fp16:skmlp:--set=matmul.tile_m=128 --set=matmul.tile_n=128 --set=matmul.warpgroups=2" \
+  "stream-k-dp-64x64.fp16:skdp:--set=matmul.tile_m=64 --set=matmul.tile_n=64 --set=matmul.warpgroups=1" \
+  "stream-k-tma-store.fp16:skdp:--set=matmul.tile_m=128 --set=matmul.tile_n=128 --set=matmul.warpgroups=2 --set=matmul.tma_store=true"; do
+  name=${v%%:*} rest=${v#*:}
+  m=${rest%%:*}
+  e="$STAGE/engines/$name"
+  "$BUILD/bin/kiln-eval" "$BT/$m.onnx" --inputs "$BT/$m.inputs.npz" --outputs "$e.ort.npz"
+  # shellcheck disable=SC2086
+  "$BUILD/bin/kilnc" "$BT/$m.onnx" -O2 --matmul-path=wgmma --set=matmul.stream_k=true ${rest#*:} -o "$e.engine"
+  cp "$BT/$m.inputs.npz" "$e.inputs.npz"
+  "$BUILD/bin/kiln-inspect" "$e.engine" | grep -q "workspace(kernel workspace)" ||
+    { echo "make_carry: $name has no kernel workspace"; exit 1; }
+done
 for e in cublaslt-mlp.fp16 cublaslt-batched.fp16 tf32-cublaslt-mlp.tf32; do
   "$BUILD/bin/kiln-inspect" "$STAGE/engines/$e.engine" --kernels | grep -q "cublasLt matmul" ||
     { echo "make_carry: $e has no cuBLASLt call"; exit 1; }

@@ -149,6 +149,7 @@ bool measureSubset(const LaunchSpec &configured,
     }
     k.smem = unsigned(sp.smem);
     k.tensorMaps = cands[i].tensorMaps;
+    k.workspaceBytes = launchWorkspaceBytes(sp);
     job.candidates.push_back(std::move(k));
     spaceOf.push_back(cands[i].space);
   }

@@ -163,6 +163,7 @@ FailureOr<CompiledModel> compileModule(ModuleOp module,
   // Launches and their kernels, identical sources sharing one image.
   std::vector<nvrtc::KernelRequest> requests;
   llvm::StringMap<uint32_t> kernelOf;
+  uint32_t workspaceBuffer = 0;
   walk = fn.walk([&](kern::LaunchOp launch) -> WalkResult {
     FailureOr<LaunchSpec> spec = specFromLaunch(launch);
     if (failed(spec))
@@ -246,6 +247,23 @@ FailureOr<CompiledModel> compileModule(ModuleOp module,
       arg.kind = LaunchArg::Kind::TensorMap;
       arg.value = l.tensorMaps.size();
       l.tensorMaps.push_back(std::move(m));
+      l.args.push_back(arg);
+    }
+    // The kernel workspace, last (one buffer over all of it, for every
+    // launch that uses it).
+    if (const uint64_t ws = launchWorkspaceBytes(*spec)) {
+      if (m.workspaceSize == 0) {
+        workspaceBuffer = static_cast<uint32_t>(m.buffers.size());
+        BufferDesc b;
+        b.kind = BufferDesc::Kind::Workspace;
+        b.name = "kernel workspace";
+        m.buffers.push_back(b);
+      }
+      m.workspaceSize = std::max(m.workspaceSize, ws);
+      m.buffers[workspaceBuffer].size = m.workspaceSize;
+      LaunchArg arg;
+      arg.kind = LaunchArg::Kind::BufferRef;
+      arg.buffer = workspaceBuffer;
       l.args.push_back(arg);
     }
     m.launches.push_back(std::move(l));

@@ -55,7 +55,13 @@ struct WeightBlob {
 
 /// A region of memory that launch arguments point into (fb::Buffer).
 struct BufferDesc {
-  enum class Kind : uint8_t { Arena = 0, Weights = 1, Input = 2, Output = 3 };
+  enum class Kind : uint8_t {
+    Arena = 0,
+    Weights = 1,
+    Input = 2,
+    Output = 3,
+    Workspace = 4 ///< the context's zeroed kernel workspace (all of it)
+  };
   Kind kind = Kind::Arena;
   /// Arena: byte offset in the arena; others: 0.
   uint64_t offset = 0;
@@ -125,6 +131,9 @@ struct CompiledModel {
   std::vector<Launch> launches; // in launch order
   std::vector<WeightBlob> weights;
   uint64_t arenaSize = 0;
+  /// Bytes of the kernel workspace (launchWorkspaceBytes' largest), which
+  /// the launches that use one share: they run one after another.
+  uint64_t workspaceSize = 0;
   std::vector<TensorDesc> inputs, outputs;
 };
 

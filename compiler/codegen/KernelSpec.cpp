@@ -248,6 +248,16 @@ uint64_t estimateFlops(const LaunchSpec &spec) {
   return 0;
 }
 
+uint64_t launchWorkspaceBytes(const LaunchSpec &spec) {
+  const Config &c = spec.config;
+  if (spec.kind != "matmul" || c.getString("path") != "wgmma" ||
+      !c.getBool("tma") || !c.getBool("stream_k"))
+    return 0;
+  return 4096 + static_cast<uint64_t>(spec.grid[0]) *
+                    static_cast<uint64_t>(c.getInt("tile_m")) *
+                    static_cast<uint64_t>(c.getInt("tile_n")) * 4;
+}
+
 uint64_t operandBytes(const LaunchSpec &spec) {
   uint64_t total = 0;
   for (const auto *list : {&spec.inputs, &spec.outputs})

@@ -48,7 +48,10 @@
 //                (batch 1: a producer warpgroup loads the stages with TMA
 //                for `warpgroups` consumer warpgroups, a persistent grid of
 //                up to 132 blocks; default on for batch 1), group_m (TMA:
-//                tile rows that sweep the columns together, default 8).
+//                tile rows that sweep the columns together, default 8),
+//                stream_k (TMA, cooperative, batch 1: the partial wave's k
+//                tiles in even shares over 132 blocks, summed in the kernel
+//                workspace, launchWorkspaceBytes; never a default yet).
 //                "cublaslt" (never the heuristic's: measured or --set): a
 //                cuBLASLt call instead of a kernel (LibraryCalls.h: only
 //                where it computes exactly this launch), algo (0..7: which
@@ -252,6 +255,14 @@ bool dtypeFromName(const std::string &name, DType &out);
 uint64_t estimateFlops(const LaunchSpec &spec);
 /// Bytes of a launch's operands, each read or written once.
 uint64_t operandBytes(const LaunchSpec &spec);
+
+/// Bytes of the engine's workspace a launch uses (0 for most): a matmul on
+/// the TMA kernel with stream_k takes 4096 bytes of u32 flags, one per
+/// (block, consumer warpgroup), then a tile_m x tile_n f32 partial tile per
+/// block (matmul_sm90.cuh's stream-K workspace). The runtime allocates the
+/// largest once per context, zeroed, and passes it as the kernel's last
+/// parameter; every kernel leaves the flags zero again.
+uint64_t launchWorkspaceBytes(const LaunchSpec &spec);
 
 /// Row-major strides in elements.
 std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);

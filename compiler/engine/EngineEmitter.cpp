@@ -98,8 +98,12 @@ bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
     case cg::BufferDesc::Kind::Output:
       plan.buffers.push_back(ew::BufferSpec::output(b.index, b.size, b.name));
       break;
+    case cg::BufferDesc::Kind::Workspace:
+      plan.buffers.push_back(ew::BufferSpec::workspace(b.offset, b.size, b.name));
+      break;
     }
   }
+  plan.workspaceSize = model.workspaceSize;
   for (size_t i = 0; i < model.launches.size(); ++i) {
     const cg::Launch &l = model.launches[i];
     ew::KernelSpec k;

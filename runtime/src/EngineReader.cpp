@@ -525,16 +525,21 @@ kiln_status verifyBuffers(const EngineView &view, const fb::Plan *plan,
         return invalid(source, name + ": name holds a NUL");
       name += " '" + printable(b->name()->str()) + "'";
     }
+    // "arena bytes [o, +s) exceed the N-byte arena"
+    auto exceeds = [&](const char *what, uint64_t limit) {
+      return invalid(source,
+                     name + format(": %s bytes [%llu, +%llu) exceed the "
+                                   "%llu-byte %s",
+                                   what,
+                                   static_cast<unsigned long long>(b->offset()),
+                                   static_cast<unsigned long long>(b->size()),
+                                   static_cast<unsigned long long>(limit),
+                                   what));
+    };
     switch (b->kind()) {
     case fb::BufferKind::Arena:
       if (!fits(b->offset(), b->size(), plan->arena_size()))
-        return invalid(
-            source,
-            name + format(": arena bytes [%llu, +%llu) exceed the "
-                          "%llu-byte arena",
-                          static_cast<unsigned long long>(b->offset()),
-                          static_cast<unsigned long long>(b->size()),
-                          static_cast<unsigned long long>(plan->arena_size())));
+        return exceeds("arena", plan->arena_size());
       break;
     case fb::BufferKind::Weights: {
       if (b->section() >= view.sections.size() ||
@@ -579,11 +584,27 @@ kiln_status verifyBuffers(const EngineView &view, const fb::Plan *plan,
       ++(input ? inputUses : outputUses)[b->io_index()];
       break;
     }
+    case fb::BufferKind::Workspace:
+      if (view.header.format_version < KILN_ENGINE_FORMAT_WORKSPACE)
+        return invalid(source,
+                       name + format(": a workspace buffer in a format-%u "
+                                     "engine (workspaces need format %u)",
+                                     view.header.format_version,
+                                     KILN_ENGINE_FORMAT_WORKSPACE));
+      if (!fits(b->offset(), b->size(), plan->workspace_size()))
+        return exceeds("workspace", plan->workspace_size());
+      break;
     default:
       return invalid(source, name + format(": unknown buffer kind %u",
                                            unsigned(b->kind())));
     }
   }
+  if (plan->workspace_size() > (uint64_t(1) << 32))
+    return invalid(source,
+                   where + format(": a kernel workspace of %llu bytes exceeds "
+                                  "4 GiB",
+                                  static_cast<unsigned long long>(
+                                      plan->workspace_size())));
   for (uint32_t i = 0; i < numInputs; ++i)
     if (inputUses[i] != 1)
       return invalid(

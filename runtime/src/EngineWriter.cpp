@@ -4,6 +4,7 @@
 #include "EngineReader.h"
 #include "Status.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -53,6 +54,13 @@ BufferSpec BufferSpec::input(uint32_t index, uint64_t size, std::string name) {
 BufferSpec BufferSpec::output(uint32_t index, uint64_t size, std::string name) {
   BufferSpec b = input(index, size, std::move(name));
   b.kind = BufferKind::Output;
+  return b;
+}
+
+BufferSpec BufferSpec::workspace(uint64_t offset, uint64_t size,
+                                 std::string name) {
+  BufferSpec b = arena(offset, size, std::move(name));
+  b.kind = BufferKind::Workspace;
   return b;
 }
 
@@ -229,7 +237,8 @@ std::vector<uint8_t> buildPlan(const PlanSpec &p) {
   auto root =
       fb::CreatePlan(fbb, p.rank, fbb.CreateVector(buffers),
                      fbb.CreateVector(images), fbb.CreateVector(kernels),
-                     fbb.CreateVector(p.launchOrder), p.arenaSize, p.isStatic);
+                     fbb.CreateVector(p.launchOrder), p.arenaSize, p.isStatic,
+                     p.workspaceSize);
   fbb.Finish(root, "KLNP");
   return std::vector<uint8_t>(fbb.GetBufferPointer(),
                               fbb.GetBufferPointer() + fbb.GetSize());
@@ -284,12 +293,18 @@ bool EngineWriter::layout(Layout &out, std::string &error) const {
     return false;
   }
 
-  // The oldest format that holds the engine: library calls need version 2.
+  // The oldest format that holds the engine: library calls need version 2,
+  // a kernel workspace version 3.
   uint32_t formatVersion = 1;
-  for (const PlanSpec &p : plans_)
+  for (const PlanSpec &p : plans_) {
     for (const KernelSpec &k : p.kernels)
       if (k.hasLibrary)
-        formatVersion = KILN_ENGINE_FORMAT_LIBRARY_CALLS;
+        formatVersion =
+            std::max(formatVersion, KILN_ENGINE_FORMAT_LIBRARY_CALLS);
+    for (const BufferSpec &b : p.buffers)
+      if (b.kind == BufferKind::Workspace)
+        formatVersion = std::max(formatVersion, KILN_ENGINE_FORMAT_WORKSPACE);
+  }
   out.formatVersion = formatVersion;
   out.manifest =
       buildManifest(manifest_, compilerVersion, extras_, formatVersion);

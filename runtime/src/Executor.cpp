@@ -498,6 +498,33 @@ kiln_status Context::create(std::shared_ptr<EngineData> engine, int device,
                                   ctx->where() + ": allocating the activation "
                                                  "arena",
                                   ctx->arena_));
+  // The kernel workspace starts zeroed: its users' flags must read zero on
+  // their first launch (each launch leaves them so).
+  if (plan.workspace_size() > 0) {
+    const std::string what = ctx->where() + ": zeroing the kernel workspace";
+    KILN_RETURN_IF_ERROR(allocate(*driver, *ctx->device_,
+                                  plan.workspace_size(),
+                                  ctx->where() +
+                                      ": allocating the kernel workspace",
+                                  ctx->kernelWorkspace_));
+    if (driver->cuMemsetD8Async) {
+      KILN_RETURN_IF_ERROR(cuda::check(
+          *driver,
+          driver->cuMemsetD8Async(ctx->kernelWorkspace_, 0,
+                                  plan.workspace_size(), nullptr),
+          "cuMemsetD8Async", what));
+    } else {
+      const std::vector<char> zeros(plan.workspace_size(), 0);
+      KILN_RETURN_IF_ERROR(cuda::check(
+          *driver,
+          driver->cuMemcpyHtoD(ctx->kernelWorkspace_, zeros.data(),
+                               zeros.size()),
+          "cuMemcpyHtoD", what));
+    }
+    KILN_RETURN_IF_ERROR(cuda::check(*driver,
+                                     driver->cuStreamSynchronize(nullptr),
+                                     "cuStreamSynchronize", what));
+  }
 
   size_t numIo = engine->inputs.size() + engine->outputs.size();
   std::vector<uint64_t> offsets(numIo);
@@ -578,6 +605,8 @@ Context::~Context() {
     driver_->cuStreamDestroy(captureStream_);
   if (arena_)
     driver_->cuMemFree(arena_);
+  if (kernelWorkspace_)
+    driver_->cuMemFree(kernelWorkspace_);
   if (ioBlock_)
     driver_->cuMemFree(ioBlock_);
 }
@@ -602,6 +631,9 @@ kiln_status Context::updateArguments() {
     switch (buffer->kind()) {
     case fb::BufferKind::Arena:
       bufferAddress_[b] = arena_ + buffer->offset();
+      break;
+    case fb::BufferKind::Workspace:
+      bufferAddress_[b] = kernelWorkspace_ + buffer->offset();
       break;
     case fb::BufferKind::Weights:
       bufferAddress_[b] = rankState_->weightAddress[b];

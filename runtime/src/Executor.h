@@ -169,6 +169,8 @@ private:
   uint32_t rank_ = 0;
 
   CUdeviceptr arena_ = 0;
+  /// The plan's kernel workspace (Workspace buffers), zeroed when made.
+  CUdeviceptr kernelWorkspace_ = 0;
   CUdeviceptr ioBlock_ = 0; ///< one allocation holding every default I/O buffer
   std::vector<CUdeviceptr> ioDefault_, ioBound_;
   std::vector<CUdeviceptr> bufferAddress_; ///< by plan buffer

@@ -615,7 +615,7 @@ TEST(EngineCorruption, WrongMagic) {
 
 TEST(EngineCorruption, FutureVersionAsksForRebuild) {
   Bytes bytes = write(makeFixture());
-  put32(bytes, KILN_HEADER_FORMAT_VERSION, 3);
+  put32(bytes, KILN_HEADER_FORMAT_VERSION, 4);
   // Reported as such with or without a valid checksum: a newer header may
   // hash differently.
   for (bool fix : {false, true}) {
@@ -623,8 +623,8 @@ TEST(EngineCorruption, FutureVersionAsksForRebuild) {
       fixHeader(bytes);
     Result r = verify(bytes);
     EXPECT_EQ(r.code, KILN_UNSUPPORTED_ENGINE);
-    EXPECT_NE(r.message.find("format version 3 is newer than this runtime "
-                             "reads (version 2"),
+    EXPECT_NE(r.message.find("format version 4 is newer than this runtime "
+                             "reads (version 3"),
               std::string::npos)
         << r.message;
     EXPECT_NE(r.message.find("rebuild the engine with this Kiln"),
@@ -1095,6 +1095,19 @@ std::vector<SemanticCase> semanticCases() {
        "exceed the 4096-byte arena"},
       {"arena too large", [](Fixture &f) { f.plan.arenaSize = 1ull << 50; },
        "arena_size 1125899906842624 exceeds 2^48"},
+      {"workspace buffer out of range",
+       [](Fixture &f) {
+         f.plan.workspaceSize = 100;
+         f.plan.buffers.push_back(BufferSpec::workspace(0, 200, "ws"));
+       },
+       "buffer 8 'ws': workspace bytes [0, +200) exceed the 100-byte "
+       "workspace"},
+      {"workspace too large",
+       [](Fixture &f) {
+         f.plan.workspaceSize = 1ull << 33;
+         f.plan.buffers.push_back(BufferSpec::workspace(0, 200, "ws"));
+       },
+       "a kernel workspace of 8589934592 bytes exceeds 4 GiB"},
       {"weights buffer out of range",
        [](Fixture &f) {
          f.plan.buffers[7] = BufferSpec::weights(f.weights2Section, 200, 101);
@@ -1284,6 +1297,31 @@ TEST(EngineFormat, LibraryCallRoundTrip) {
   EXPECT_EQ(l->alignment(), 16u);
   EXPECT_EQ(l->library_version(), 130100u);
   EXPECT_FLOAT_EQ(l->alpha(), 1.0f);
+}
+
+TEST(EngineFormat, WorkspaceRoundTrip) {
+  Fixture f = makeFixture();
+  f.plan.workspaceSize = 4096 + 65536;
+  f.plan.buffers.push_back(
+      BufferSpec::workspace(0, 4096 + 65536, "kernel workspace"));
+  f.plan.kernels[0].args.push_back(ArgSpec::bufferRef(8));
+  Bytes bytes = write(f);
+  kiln::rt::EngineView view;
+  ASSERT_EQ(kiln::rt::verifyEngineImage(bytes.data(), bytes.size(), "e", view),
+            nullptr);
+  // A kernel workspace makes it a format-3 engine.
+  EXPECT_EQ(view.header.format_version, 3u);
+  EXPECT_EQ(view.manifest->format_version(), 3u);
+  const kiln::fb::Plan *p = view.plans[0];
+  EXPECT_EQ(p->workspace_size(), 4096u + 65536u);
+  const kiln::fb::Buffer *b = p->buffers()->Get(8);
+  EXPECT_EQ(b->kind(), kiln::fb::BufferKind::Workspace);
+  EXPECT_EQ(b->size(), 4096u + 65536u);
+  const kiln::fb::Kernel *k = p->kernels()->Get(0);
+  EXPECT_EQ(k->args()->Get(k->args()->size() - 1)->buffer(), 8u);
+  // With a library call too, the newer format holds both.
+  addLibraryCall(f);
+  EXPECT_EQ(header(write(f)).format_version, 3u);
 }
 
 TEST(EngineSemantics, LibraryCallEngineRelabelledFormat1IsRejected) {

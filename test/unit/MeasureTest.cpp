@@ -320,6 +320,7 @@ TEST(GpuJobFile, RoundTripsAndRefusesDamage) {
   lib.library.alignment = 64;
   job.candidates = {k, k, lib};
   job.candidates[1].entry = "other";
+  job.candidates[1].workspaceBytes = 4096 + 132 * 65536;
   const std::vector<char> bytes = kiln::autotune::encodeGpuJob(job);
   kiln::autotune::GpuJob back;
   ASSERT_TRUE(kiln::autotune::decodeGpuJob(bytes, back));
@@ -340,6 +341,8 @@ TEST(GpuJobFile, RoundTripsAndRefusesDamage) {
   EXPECT_EQ(c.algo, 5u);
   EXPECT_EQ(c.alignment, 64u);
   EXPECT_EQ(back.candidates[1].entry, "other");
+  EXPECT_EQ(back.candidates[0].workspaceBytes, 0u);
+  EXPECT_EQ(back.candidates[1].workspaceBytes, 4096u + 132u * 65536u);
   EXPECT_EQ(back.candidates[0].image, k.image);
   EXPECT_EQ(back.candidates[0].tensorMaps[1].box, m.box);
   EXPECT_EQ(back.candidates[0].tensorMaps[1].strides, m.strides);

@@ -266,7 +266,7 @@ TEST(Status, DtypeNamesAndSizes) {
 
 TEST(Status, Versions) {
   EXPECT_STRNE(kiln_runtime_version(), "");
-  EXPECT_EQ(kiln_runtime_engine_format_version(), 2u);
+  EXPECT_EQ(kiln_runtime_engine_format_version(), 3u);
 }
 
 //===----------------------------------------------------------------------===//

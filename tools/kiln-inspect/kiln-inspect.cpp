@@ -43,6 +43,7 @@ static const char *bufferKind(fb::BufferKind k) {
   case fb::BufferKind::Weights: return "weights";
   case fb::BufferKind::Input: return "input";
   case fb::BufferKind::Output: return "output";
+  case fb::BufferKind::Workspace: return "workspace";
   }
   return "?";
 }
@@ -231,6 +232,10 @@ int main(int argc, char **argv) {
           std::printf("  arena [%10llu, %10llu) %10s  %s\n", (unsigned long long)b->offset(),
                       (unsigned long long)(b->offset() + b->size()), human(b->size()).c_str(),
                       b->name() ? b->name()->c_str() : "");
+      if (plan->workspace_size() > 0)
+        std::printf("  kernel workspace %s (%llu bytes, zeroed per context)\n",
+                    human(plan->workspace_size()).c_str(),
+                    (unsigned long long)plan->workspace_size());
     }
   }
   return 0;

@@ -140,7 +140,8 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
          << ", TMA_STORE = "
          << (s.config.getBool("tma_store", false) ? "true" : "false")
          << ";\n  static constexpr int CLUSTER = " << s.config.getInt("cluster", 1)
-         << ";\n";
+         << ";\n  static constexpr bool STREAM_K = "
+         << (s.config.getBool("stream_k") ? "true" : "false") << ";\n";
     // Split-K (matmul_sm90.cuh's reduce_split_tile): its stores take 8
     // outputs at once where rows are whole 16-byte chunks.
     if (tma && s.config.getInt("split_k", 1) > 1)
@@ -311,6 +312,11 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
           "const __grid_constant__ kiln::mm::tensor_map tm_b";
   if (tmaStore)
     os << ", const __grid_constant__ kiln::mm::tensor_map tm_c";
+  // Stream-K's workspace (matmul_sm90.cuh): the engine's, after the
+  // tensor maps (KernelSpec.h's launchWorkspaceBytes).
+  const bool streamK = tma && s.config.getBool("stream_k");
+  if (streamK)
+    os << ", kiln::u32 *__restrict__ ws";
   os << ") {\n";
   if (hasEpilogue) {
     os << "  const Extra extra{";
@@ -324,7 +330,8 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
                                  : "static_cast<const P::CT *>(nullptr)";
   if (tma) {
     os << "  kiln::mm::wgmma_tma_gemm<P>(" << cArg << ", out0, tm_a, tm_b"
-       << (tmaStore ? ", &tm_c" : "") << ");\n}\n";
+       << (tmaStore ? ", &tm_c" : streamK ? ", nullptr" : "")
+       << (streamK ? ", ws" : "") << ");\n}\n";
     out.source = os.str();
     // A and B as 2-D tensors, innermost first (matmul_sm90.cuh): K-major
     // operands copied a whole tile at a time, MN-major ones in 64-column

@@ -354,7 +354,8 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   if (l.batch == 1 && c.getBool("tma", true) && !c.has("tile_m") &&
       !c.has("tile_n")) {
     if (!c.has("pingpong") && !c.has("warpgroups") && l.m > 64 && l.n > 64 &&
-        !tf32 && l.k < pingpongMaxK && tiles(128, 128) >= 4 * kTargetSMs) {
+        !tf32 && l.k < pingpongMaxK && tiles(128, 128) >= 4 * kTargetSMs &&
+        !c.getBool("stream_k")) {
       c.set("tile_m", ConfigValue::ofInt(128));
       c.set("tile_n", ConfigValue::ofInt(128));
       c.set("warpgroups", ConfigValue::ofInt(2));
@@ -393,8 +394,11 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
       // 1x128 model 0.408 ms (run-191208). Llama's k/v (128 tiles of 64 x
       // 128) stays whole: split in pairs on 128 x 128 tiles it took 0.0182
       // ms against 0.0137 (micro-190831-split-paths).
+      // (Not where the TMA store or stream-K was asked for: split-K has
+      // its own epilogue and schedule.)
       if (eb == 2 && !c.has("split_k") && !c.has("cluster") &&
-          !c.has("pingpong")) {
+          !c.has("pingpong") && !c.getBool("stream_k") &&
+          !c.getBool("tma_store")) {
         const int64_t split = defaultSplitK(
             tiles(bestM, bestN), ceilDiv(l.k, rowK), kTargetSMs,
             [&](int64_t sp) { return bestM % (8 * sp) == 0; });
@@ -567,6 +571,34 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
                 "(" +
                 std::to_string(tiles(bm, bn)) + " tiles of " +
                 std::to_string(bm) + " x " + std::to_string(bn) + ")");
+  }
+  // stream_k (TMA kernel, matmul_sm90.cuh): the tiles of the partial wave
+  // (with one whole wave before them, where there is one) are cut along K
+  // into one even share of k tiles per block of a grid of kTargetSMs; the
+  // shares of a tile are summed in the engine's workspace
+  // (launchWorkspaceBytes). Not a default: no GPU has timed it yet.
+  if (c.getBool("stream_k")) {
+    if (!tma)
+      return no("stream_k takes the TMA kernel (tma = true)");
+    if (split != 1)
+      return no("stream_k and split_k exclude each other");
+    if (c.getInt("cluster", 1) != 1)
+      return no("stream_k and cluster (multicast pairs) exclude each other");
+    if (pingpong)
+      return no("stream_k takes cooperative tiles (pingpong = false)");
+    if (l.batch != 1)
+      return no("stream_k takes single products (batch 1)");
+    const int64_t n = tiles(bm, bn);
+    if (n % kTargetSMs == 0)
+      return no("stream_k is for products whose tiles leave a partial wave "
+                "(" +
+                std::to_string(n) + " tiles of " + std::to_string(bm) +
+                " x " + std::to_string(bn) + ")");
+    const int64_t cut = n > kTargetSMs ? n % kTargetSMs + kTargetSMs : n;
+    if (cut * ceilDiv(l.k, bk) < 2 * kTargetSMs)
+      return no("stream_k needs 2 k tiles a block or more (" +
+                std::to_string(cut * ceilDiv(l.k, bk)) + " k tiles for " +
+                std::to_string(kTargetSMs) + " blocks)");
   }
   // stage_out (TMA kernel): the epilogue through shared memory with 16-byte
   // rows, where the output rows are 16-byte aligned and the epilogue rounds
@@ -1022,6 +1054,7 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       c.erase("pingpong");
       c.erase("cluster");
       c.erase("tma_store");
+      c.erase("stream_k");
     }
     if (path == "cublaslt") {
       // A library call (LibraryCalls.h), never the heuristic's choice: only
@@ -1166,6 +1199,9 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
                                     1, kTargetSMs / cluster) *
                     cluster,
                 1, 1};
+      // Stream-K: every SM takes a share, however few the tiles.
+      if (c.getBool("stream_k"))
+        s.grid = {kTargetSMs, 1, 1};
       return true;
     }
     s.grid = {std::clamp<int64_t>(ceilDiv(l.n, bn) * c.getInt("split_k", 1), 1,

@@ -81,6 +81,8 @@ const char *bufferKind(kiln::codegen::BufferDesc::Kind k) {
     return "input";
   case kiln::codegen::BufferDesc::Kind::Output:
     return "output";
+  case kiln::codegen::BufferDesc::Kind::Workspace:
+    return "workspace";
   }
   return "?";
 }

@@ -62,9 +62,12 @@ extern "C" {
 /* The newest format this runtime reads. A writer writes the oldest version
  * that holds its engine: 1, or 2 when a plan has a library call (a kernel
  * entry with `library` set, e.g. a cuBLASLt matmul), which a version-1
- * runtime would otherwise ignore and launch as a kernel. */
-#define KILN_ENGINE_FORMAT_VERSION 2u
+ * runtime would otherwise ignore and launch as a kernel, or 3 when a plan
+ * has a Workspace buffer (a zeroed per-context kernel workspace: stream-K
+ * matmuls), which older runtimes do not allocate. */
+#define KILN_ENGINE_FORMAT_VERSION 3u
 #define KILN_ENGINE_FORMAT_LIBRARY_CALLS 2u
+#define KILN_ENGINE_FORMAT_WORKSPACE 3u
 #define KILN_ENGINE_HEADER_SIZE 128u
 #define KILN_ENGINE_SECTION_ENTRY_SIZE 48u
 #define KILN_ENGINE_COMPILER_VERSION_SIZE 32u

@@ -54,7 +54,8 @@ enum class BufferKind : uint8_t {
   Arena = 0,
   Weights = 1,
   Input = 2,
-  Output = 3
+  Output = 3,
+  Workspace = 4 ///< the context's zeroed kernel workspace (format 3)
 };
 
 struct BufferSpec {
@@ -72,6 +73,8 @@ struct BufferSpec {
   static BufferSpec input(uint32_t index, uint64_t size, std::string name = {});
   static BufferSpec output(uint32_t index, uint64_t size,
                            std::string name = {});
+  static BufferSpec workspace(uint64_t offset, uint64_t size,
+                              std::string name = {});
 };
 
 struct ImageSpec {
@@ -229,6 +232,8 @@ struct PlanSpec {
   uint32_t rank = 0;
   uint64_t arenaSize = 0;
   bool isStatic = true;
+  /// Bytes of the zeroed kernel workspace per context (Workspace buffers).
+  uint64_t workspaceSize = 0;
   std::vector<BufferSpec> buffers;
   std::vector<ImageSpec> images;
   std::vector<KernelSpec> kernels;

@@ -177,6 +177,16 @@ struct split_of<P, decltype(void(P::SPLIT))> {
   static constexpr int value = P::SPLIT;
 };
 
+/// P::STREAM_K (the TMA kernel's stream-K schedule): the tiles that do not
+/// fill whole waves are cut along K into one even share of k tiles per
+/// block, a tile's shares summed in global memory (wgmma_tma_gemm).
+template <class P, class = void> struct stream_k_of {
+  static constexpr bool value = false;
+};
+template <class P> struct stream_k_of<P, decltype(void(P::STREAM_K))> {
+  static constexpr bool value = P::STREAM_K;
+};
+
 template <class P> struct wgmma_shape {
   static constexpr int THREADS = 128 * P::WARPGROUPS;
   /// Rows per warpgroup: a share of the tile, or (ping-pong) all of it.
@@ -625,6 +635,11 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
                                !tma_store_of<P>::value && P::BATCH == 1),
                 "split-K runs cooperative tiles of a single product with its "
                 "own epilogue, without multicast pairs");
+  static_assert(!stream_k_of<P>::value ||
+                    (SPLIT == 1 && CLUSTER == 1 && !pingpong_of<P>::value &&
+                     P::BATCH == 1),
+                "stream-K runs cooperative tiles of a single product, "
+                "without split-K clusters or multicast pairs");
   static_assert(P::BM % (SPLIT * 8) == 0, "each block sums whole 8-row groups");
   static_assert((P::K + P::BK - 1) / P::BK >= SPLIT,
                 "every block of a split takes one k tile or more");
@@ -969,6 +984,84 @@ reduce_split_tile(typename P::T *__restrict__ O,
       mbar_arrive_cluster(red_done, q);
 }
 
+/// Stream-K's workspace (P::STREAM_K), in global memory: STREAM_K_FLAGS
+/// u32 flags, one per (block, consumer warpgroup), then as many partial
+/// tiles, each a warpgroup's accumulators with chunk j (4 f32) of thread t
+/// at float4 j * 128 + t, so a warp's stores fill 512 contiguous bytes. The
+/// flags are zero whenever no kernel runs: the runtime zeroes the workspace
+/// once, and each flag a block raises the tile's owner lowers again.
+constexpr u32 STREAM_K_FLAGS = 1024;
+
+template <int MI, int R>
+__device__ __forceinline__ float *stream_k_slab(u32 *ws, u32 slot) {
+  return reinterpret_cast<float *>(ws + STREAM_K_FLAGS) +
+         (static_cast<u64>(slot) * (MI * R / 4) * 128 + (threadIdx.x & 127)) *
+             4;
+}
+
+/// A later share of a tile (its k tiles do not start at 0): the
+/// warpgroup's partial sums go to workspace slot `slot`, and its flag says
+/// they are there (a release at GPU scope after every thread's stores).
+template <int MI, int R>
+__device__ __forceinline__ void stream_k_publish(u32 *ws, u32 slot,
+                                                 const float (&acc)[MI][R],
+                                                 u32 bar, bool leader) {
+  float *p = stream_k_slab<MI, R>(ws, slot);
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < R / 4; ++j)
+      asm volatile("st.global.cg.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(
+                       p + (i * (R / 4) + j) * 512),
+                   "f"(acc[i][4 * j]), "f"(acc[i][4 * j + 1]),
+                   "f"(acc[i][4 * j + 2]), "f"(acc[i][4 * j + 3])
+                   : "memory");
+  __threadfence();
+  named_barrier(bar, 128);
+  if (leader)
+    asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(ws + slot),
+                 "r"(1u)
+                 : "memory");
+}
+
+/// The owner of a tile (its share starts at k tile 0) adds the partial sums
+/// of slot `slot` once its flag is up, and lowers the flag again.
+template <int MI, int R>
+__device__ __forceinline__ void stream_k_accumulate(u32 *ws, u32 slot,
+                                                    float (&acc)[MI][R],
+                                                    u32 bar, bool leader) {
+  if (leader) {
+    u32 up = 0;
+    for (;;) {
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
+                   : "=r"(up)
+                   : "l"(ws + slot)
+                   : "memory");
+      if (up)
+        break;
+      asm volatile("nanosleep.u32 32;\n");
+    }
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;\n" ::"l"(ws + slot),
+                 "r"(0u)
+                 : "memory");
+  }
+  named_barrier(bar, 128);
+  const float *p = stream_k_slab<MI, R>(ws, slot);
+#pragma unroll
+  for (int i = 0; i < MI; ++i)
+#pragma unroll
+    for (int j = 0; j < R / 4; ++j) {
+      float v[4];
+      asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                   : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+                   : "l"(p + (i * (R / 4) + j) * 512)
+                   : "memory");
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        acc[i][4 * j + e] += v[e];
+    }
+}
+
 /// Output tile `t` of the grouped order: `group` tile rows at a time, column
 /// by column within the group.
 template <class I>
@@ -986,7 +1079,8 @@ template <class P>
 __device__ __forceinline__ void
 wgmma_tma_gemm(const typename P::CT *__restrict__ c,
                typename P::T *__restrict__ out, const tensor_map &map_a,
-               const tensor_map &map_b, const tensor_map *map_c = nullptr) {
+               const tensor_map &map_b, const tensor_map *map_c = nullptr,
+               u32 *__restrict__ ws = nullptr) {
   typedef typename P::I I;
   typedef wgmma_tma_shape<P> S;
   constexpr int BM = P::BM, BN = P::BN, BK = P::BK, STAGES = P::STAGES;
@@ -1055,6 +1149,35 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     grouped_tile<I>(P::BATCH == 1 ? u : u % UNITS_Z, MBU, NB, GROUP, mb, nb);
     mb = mb * CLUSTER + mrank;
   };
+  // Stream-K (P::STREAM_K): a wave of tiles more than the whole waves
+  // leave over (all of them, under a wave) is cut along K: its k tiles, in
+  // tile order, go to the blocks in even shares, one run each. The other
+  // tiles go whole to the blocks in turn first. A tile's share that starts
+  // at k tile 0 owns it: it adds the later shares' partial sums (from the
+  // next blocks, which computed them first) and stores the tile.
+  constexpr bool SK = stream_k_of<P>::value;
+  const I blocks = static_cast<I>(gridDim.x), blk = static_cast<I>(blockIdx.x);
+  const I sk_tiles = !SK || UNITS % blocks == 0 ? 0
+                     : UNITS >= blocks          ? UNITS % blocks + blocks
+                                                : UNITS;
+  const I dp_tiles = UNITS - sk_tiles;
+  const i64 sk_iters = static_cast<i64>(sk_tiles) * KT;
+  // The first of block b's k tiles in the stream-K range.
+  auto sk_start = [&](I b) { return sk_iters * b / blocks; };
+  // This block's work in order: f(u, kb, ke) for k tiles [kb, ke) of unit
+  // u (stream-K only; the other schedules keep their own loops).
+  auto for_each_share = [&](auto &&f) {
+    for (I u = blk; u < dp_tiles; u += blocks)
+      f(u, static_cast<I>(0), static_cast<I>(KT));
+    const i64 end = sk_start(blk + 1);
+    for (i64 it = sk_start(blk); it < end;) {
+      const I u = dp_tiles + static_cast<I>(it / KT),
+              kb = static_cast<I>(it % KT);
+      const I ke = static_cast<I>(end - it < KT - kb ? kb + (end - it) : KT);
+      f(u, kb, ke);
+      it += ke - kb;
+    }
+  };
   // The copies of one operand's box at (c0, c1): of its matrix c2 when the
   // product is batched (3-D maps: {inner, outer, matrices}), multicast to
   // the cluster when asked.
@@ -1084,7 +1207,8 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       tma_prefetch_map(&map_a);
       tma_prefetch_map(&map_b);
       u32 use = 0;
-      for (I u = unit0; u < UNITS; u += units_step) {
+      // The copies of k tiles [kb, ke) of unit u.
+      auto produce = [&](I u, I kb, I ke) {
         I z, mb, nb;
         tile_of(u, z, mb, nb);
         const int m0 = static_cast<int>(mb * BM), n0 = static_cast<int>(nb * BN);
@@ -1094,7 +1218,7 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
         P::batch(z, oa, ob);
         const int za = static_cast<int>(oa / (P::M * P::K)),
                   zb = static_cast<int>(ob / (P::K * P::N));
-        for (I kt = kt0; kt < kt0 + KTR; ++kt, ++use) {
+        for (I kt = kb; kt < ke; ++kt, ++use) {
           const u32 s = use % STAGES, parity = (use / STAGES) & 1;
           mbar_wait(empty(s), parity ^ 1);
           mbar_arrive_expect_tx(full(s), S::STAGE_BYTES);
@@ -1121,7 +1245,12 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
                      zb, CLUSTER > 1);
           }
         }
-      }
+      };
+      if constexpr (SK)
+        for_each_share(produce);
+      else
+        for (I u = unit0; u < UNITS; u += units_step)
+          produce(u, kt0, kt0 + KTR);
       // Clusters: wait until every consumer of both blocks released the
       // last STAGES uses, so their arrivals on this block's barriers have
       // landed before it exits.
@@ -1155,26 +1284,11 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       for (int r = 0; r < CLUSTER; ++r)
         mbar_arrive_cluster(empty(s), r);
   };
-  for (I i = first, u = unit0 + first * units_step; u < UNITS;
-       i += step, u += step * units_step) {
-    // The block's i-th tile uses stages i * KTR .. i * KTR + KTR - 1 (the
-    // producer's count; KTR = KT without split-K).
-    u32 use = static_cast<u32>(i * KTR);
-    I z, mb, nb;
-    tile_of(u, z, mb, nb);
-    typename P::T *const O = out + static_cast<i64>(z) * P::M * P::N;
-    float acc[MI][R];
-    zero_accumulators(acc);
-    // Ping-pong: the k loops take turns (named barrier 3 + cw: "your
-    // turn"), so a warpgroup never waits on a stage barrier more than one
-    // phase ahead of it; a wait for the parity of a phase two ahead would
-    // pass at once (the barrier's older phase has that parity). Tile i's
-    // loop starts once the other warpgroup has finished tile i - 1's; the
-    // epilogues overlap the other's loop.
-    if (PINGPONG && i > 0)
-      named_barrier(3 + cw, 256);
+  // `n` k steps from stage use `use` on: all but the last group's stage
+  // freed, that stage returned.
+  auto k_loop = [&](float(&acc)[MI][R], u32 &use, I n) {
     u32 prev = 0;
-    for (I kt = 0; kt < KTR; ++kt, ++use) {
+    for (I kt = 0; kt < n; ++kt, ++use) {
       const u32 s = use % STAGES, parity = (use / STAGES) & 1;
       mbar_wait(full(s), parity);
       // tf32: this warpgroup's A rows rounded first (named barrier 5 + cw),
@@ -1188,20 +1302,13 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
         release(prev);
       prev = s;
     }
-    // Ping-pong: the other warpgroup's k loop may start while this one's
-    // last wgmma group still runs (the tensor cores take the groups in
-    // order), so the hand-over leaves no gap in the tensor pipe. Every
-    // arrive meets the other warpgroup's wait before its next tile. (ptxas
-    // 13 keeps the wgmmas asynchronous with the bar.arrive here; no C7514.)
-    if (PINGPONG && u + units_step < UNITS)
-      named_barrier_arrive(3 + (1 - cw), 256);
-    wgmma_wait_acc<0>(acc);
-    if (leader)
-      release(prev);
-    if constexpr (SPLIT > 1)
-      reduce_split_tile<P>(O, c, acc, red, red_full, red_done, mb * BM,
-                           nb * BN, row0, cw, krank, i, leader);
-    else if constexpr (tma_store_of<P>::value)
+    return prev;
+  };
+  // The epilogue of a whole tile (mb, nb) of output matrix O (split-K has
+  // its own).
+  auto store_tile = [&](const float(&acc)[MI][R], typename P::T *O, I mb,
+                        I nb) {
+    if constexpr (tma_store_of<P>::value)
       store_wgmma_tile_tma<P>(c, acc, out_tile, map_c, mb * BM + row0,
                               nb * BN, 1 + cw, leader);
     else if constexpr (stage_out_of<P>::value)
@@ -1209,6 +1316,69 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
                                  1 + cw);
     else
       store_wgmma_tile<P>(O, c, acc, mb * BM, nb * BN, row0);
+  };
+  if constexpr (SK) {
+    u32 use = 0;
+    for_each_share([&](I u, I kb, I ke) {
+      I z, mb, nb;
+      tile_of(u, z, mb, nb);
+      float acc[MI][R];
+      zero_accumulators(acc);
+      const u32 prev = k_loop(acc, use, ke - kb);
+      wgmma_wait_acc<0>(acc);
+      if (leader)
+        release(prev);
+      if (kb != 0) { // a later share: the owner stores the tile
+        stream_k_publish(ws, static_cast<u32>(blk) * P::WARPGROUPS + cw, acc,
+                         1 + cw, leader);
+        return;
+      }
+      // The owner: the shares of the next blocks whose runs start inside
+      // this tile (a block with an empty run has none).
+      const i64 tile_end = static_cast<i64>(u - dp_tiles + 1) * KT;
+      if (ke != KT)
+        for (I b = blk + 1; b < blocks && sk_start(b) < tile_end; ++b)
+          if (sk_start(b + 1) > sk_start(b))
+            stream_k_accumulate(ws, static_cast<u32>(b) * P::WARPGROUPS + cw,
+                                acc, 1 + cw, leader);
+      store_tile(acc, out, mb, nb);
+    });
+  } else {
+    for (I i = first, u = unit0 + first * units_step; u < UNITS;
+         i += step, u += step * units_step) {
+      // The block's i-th tile uses stages i * KTR .. i * KTR + KTR - 1 (the
+      // producer's count; KTR = KT without split-K).
+      u32 use = static_cast<u32>(i * KTR);
+      I z, mb, nb;
+      tile_of(u, z, mb, nb);
+      typename P::T *const O = out + static_cast<i64>(z) * P::M * P::N;
+      float acc[MI][R];
+      zero_accumulators(acc);
+      // Ping-pong: the k loops take turns (named barrier 3 + cw: "your
+      // turn"), so a warpgroup never waits on a stage barrier more than one
+      // phase ahead of it; a wait for the parity of a phase two ahead would
+      // pass at once (the barrier's older phase has that parity). Tile i's
+      // loop starts once the other warpgroup has finished tile i - 1's; the
+      // epilogues overlap the other's loop.
+      if (PINGPONG && i > 0)
+        named_barrier(3 + cw, 256);
+      const u32 prev = k_loop(acc, use, KTR);
+      // Ping-pong: the other warpgroup's k loop may start while this one's
+      // last wgmma group still runs (the tensor cores take the groups in
+      // order), so the hand-over leaves no gap in the tensor pipe. Every
+      // arrive meets the other warpgroup's wait before its next tile. (ptxas
+      // 13 keeps the wgmmas asynchronous with the bar.arrive here; no C7514.)
+      if (PINGPONG && u + units_step < UNITS)
+        named_barrier_arrive(3 + (1 - cw), 256);
+      wgmma_wait_acc<0>(acc);
+      if (leader)
+        release(prev);
+      if constexpr (SPLIT > 1)
+        reduce_split_tile<P>(O, c, acc, red, red_full, red_done, mb * BM,
+                             nb * BN, row0, cw, krank, i, leader);
+      else
+        store_tile(acc, O, mb, nb);
+    }
   }
   // The output copies must have landed before the block exits.
   if (tma_store_of<P>::value && leader)
