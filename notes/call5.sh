@@ -1,14 +1,7 @@
 #!/usr/bin/env bash
-set -uo pipefail
-K=/tmp/kiln R=/tmp/kiln-results
-mkdir -p $K $R/bench
-tar -xJf .carry/pack.tar.xz -C $K
-exec > >(tee $OUT/session.log) 2>&1
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-s=$(date +%s)
+. notes/call-common.sh
 cd $K/engines; for e in split-*.engine; do b=${e%.engine}; echo "== $e"; timeout 15 $K/bin/kiln-run $e --inputs $b.inputs.npz --compare $b.ort.npz --rtol 2e-2 --atol 2e-2 2>&1 | tail -2; done; cd - >/dev/null
 echo "== split engines took $(( $(date +%s) - s )) s"
-m() { local t=$(date +%s); echo "== micro $*"; timeout $1 python3 bench/micro.py --bin $K/bin --work /tmp/km --results $R/bench --runs 100 "${@:2}" 2>&1 | grep -v "Warning\|warn(" | grep "^| gemm.*| kiln\|^| gemm.*(graph)\|FAIL\|rror" | tail -n 40; echo "== took $(( $(date +%s) - t )) s"; }
 m 120 --only gemm --gemm-dtypes fp16 --labels "1x128,k/v,attn-out" --gemm-paths auto,sk2,sk4,sk8,sk4-64x128,sk2-128x128,cublaslt
 mkdir -p $K/bin2; cp $K/bin/* $K/bin2/; xz -dc .carry/extra/kilnc-sk.xz > $K/bin2/kilnc; chmod +x $K/bin2/kilnc
 t=$(date +%s); echo "== micro split default (bin2)"; timeout 60 python3 bench/micro.py --bin $K/bin2 --work /tmp/km2 --results $R/bench --runs 100 --only gemm --gemm-dtypes fp16 --labels 1x128 --gemm-paths auto,sk1 2>&1 | grep "^| gemm.*| kiln\|^| gemm.*(graph)\|FAIL\|rror" | tail -n 20; echo "== took $(( $(date +%s) - t )) s"
