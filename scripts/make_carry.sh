@@ -136,6 +136,17 @@ for v in "tma-store-mlp.fp16:" \
   "$BUILD/bin/kiln-inspect" "$e.engine" | grep -q "tma\[output" ||
     { echo "make_carry: ${v%%:*} has no output tensor map"; exit 1; }
 done
+# wgmma_variant NAME:MODEL:FLAGS [more kilnc flags]: $BT/MODEL.onnx on the
+# wgmma path as engines/NAME, with the evaluator's outputs on its inputs.
+wgmma_variant() {
+  local name=${1%%:*} rest=${1#*:}
+  local m=${rest%%:*}
+  e="$STAGE/engines/$name"
+  "$BUILD/bin/kiln-eval" "$BT/$m.onnx" --inputs "$BT/$m.inputs.npz" --outputs "$e.ort.npz"
+  # shellcheck disable=SC2086
+  "$BUILD/bin/kilnc" "$BT/$m.onnx" -O2 --matmul-path=wgmma "${@:2}" ${rest#*:} -o "$e.engine"
+  cp "$BT/$m.inputs.npz" "$e.inputs.npz"
+}
 # Split-K on the TMA kernel (--set=matmul.split_k=N: clusters of N blocks
 # sum their partial tiles through distributed shared memory) on the ragged
 # MLP (K = 200 and 520: 4 and 9 k tiles; bias + tanh GELU, bias + residual):
@@ -154,44 +165,40 @@ for v in "split-k2-mlp.fp16:ltmlp:--set=matmul.split_k=2" \
   "split-k4-64x64-mlp.fp16:ltmlp:--set=matmul.split_k=4 --set=matmul.tile_m=64 --set=matmul.tile_n=64 --set=matmul.warpgroups=1" \
   "split-k2-128x128-mlp.fp16:ltmlp:--set=matmul.stages=4 --set=matmul.split_k=2 --set=matmul.tile_m=128 --set=matmul.tile_n=128 --set=matmul.warpgroups=2 --set=matmul.pingpong=false" \
   "split-k8-gemm.fp16:skgemm:--set=matmul.split_k=8 --set=matmul.tile_m=64 --set=matmul.tile_n=64 --set=matmul.warpgroups=1"; do
-  name=${v%%:*} rest=${v#*:}
-  m=${rest%%:*}
-  e="$STAGE/engines/$name"
-  "$BUILD/bin/kiln-eval" "$BT/$m.onnx" --inputs "$BT/$m.inputs.npz" --outputs "$e.ort.npz"
-  # shellcheck disable=SC2086
-  "$BUILD/bin/kilnc" "$BT/$m.onnx" -O2 --matmul-path=wgmma ${rest#*:} -o "$e.engine"
-  cp "$BT/$m.inputs.npz" "$e.inputs.npz"
+  wgmma_variant "$v"
 done
 # Stream-K on the TMA kernel (--set=matmul.stream_k=true: 132 blocks take
 # even shares of the partial wave's k tiles, summed through the kernel
-# workspace): an MLP whose products have 15 and 48 tiles of 128 x 128 (32
+# workspace): an MLP whose products have 15 and 30 tiles of 128 x 128 (20
 # and 9 k tiles: a tile's shares span up to 9 blocks; bias + tanh GELU,
-# residual), with the heuristic's tiles and 128 x 128; a plain product of
+# residual) in 128 x 128 tiles; a plain product of
 # 360 tiles of 64 x 64 (two whole waves, then 228 tiles cut) and of 90
 # tiles of 128 x 128 with the TMA store; against the evaluator.
 python3 "$ROOT/test/tools/mkonnx.py" -o "$BT/skmlp.onnx" \
-  'x: f16[300,2048]; w1: f16[2048,520] = random(seed=11); b1: f16[520] = random(seed=12); w2: f16[520,2048] = random(seed=13); h = MatMul(x, w1); hb = Add(h, b1); g = Gelu(hb, approximate="tanh"); y = MatMul(g, w2); r = Add(y, x); out r'
+  'x: f16[300,1280]; w1: f16[1280,520] = random(seed=11); b1: f16[520] = random(seed=12); w2: f16[520,1280] = random(seed=13); h = MatMul(x, w1); hb = Add(h, b1); g = Gelu(hb, approximate="tanh"); y = MatMul(g, w2); r = Add(y, x); out r'
 python3 "$ROOT/test/tools/mkonnx.py" -o "$BT/skdp.onnx" \
   'x: f16[2300,512]; w: f16[512,600] = random(seed=14); y = MatMul(x, w); out y'
 python3 - "$BT" <<'PY'
 import sys, numpy as np
 rng = np.random.default_rng(23)
-np.savez(sys.argv[1] + "/skmlp.inputs.npz", x=rng.uniform(-1, 1, (300, 2048)).astype(np.float16))
+np.savez(sys.argv[1] + "/skmlp.inputs.npz", x=rng.uniform(-1, 1, (300, 1280)).astype(np.float16))
 np.savez(sys.argv[1] + "/skdp.inputs.npz", x=rng.uniform(-1, 1, (2300, 512)).astype(np.float16))
 PY
-for v in "stream-k-mlp.fp16:skmlp:" \
-  "stream-k-128x128-mlp.fp16:skmlp:--set=matmul.tile_m=128 --set=matmul.tile_n=128 --set=matmul.warpgroups=2" \
+for v in "stream-k-128x128-mlp.fp16:skmlp:--set=matmul.tile_m=128 --set=matmul.tile_n=128 --set=matmul.warpgroups=2" \
   "stream-k-dp-64x64.fp16:skdp:--set=matmul.tile_m=64 --set=matmul.tile_n=64 --set=matmul.warpgroups=1" \
   "stream-k-tma-store.fp16:skdp:--set=matmul.tile_m=128 --set=matmul.tile_n=128 --set=matmul.warpgroups=2 --set=matmul.tma_store=true"; do
-  name=${v%%:*} rest=${v#*:}
-  m=${rest%%:*}
-  e="$STAGE/engines/$name"
-  "$BUILD/bin/kiln-eval" "$BT/$m.onnx" --inputs "$BT/$m.inputs.npz" --outputs "$e.ort.npz"
-  # shellcheck disable=SC2086
-  "$BUILD/bin/kilnc" "$BT/$m.onnx" -O2 --matmul-path=wgmma --set=matmul.stream_k=true ${rest#*:} -o "$e.engine"
-  cp "$BT/$m.inputs.npz" "$e.inputs.npz"
+  wgmma_variant "$v" --set=matmul.stream_k=true
   "$BUILD/bin/kiln-inspect" "$e.engine" | grep -q "workspace(kernel workspace)" ||
-    { echo "make_carry: $name has no kernel workspace"; exit 1; }
+    { echo "make_carry: ${v%%:*} has no kernel workspace"; exit 1; }
+done
+# swap_ab (the TMA kernel on C^T = B^T A^T, tiles stored transposed): the
+# stream-K MLP (bias + tanh GELU and residual epilogues in swapped
+# coordinates, 300 output rows: ragged transposed stores), the split-K
+# Gemm with transB (bias along the kernel's m) and the plain product in
+# 128 x 96 tiles (one wave of 132, as cuBLAS runs the ResNet 1x1).
+for v in "swap-ab-mlp.fp16:skmlp:" "swap-ab-gemm.fp16:skgemm:" \
+  "swap-ab-128x96.fp16:skdp:--set=matmul.tile_m=128 --set=matmul.tile_n=96 --set=matmul.warpgroups=2"; do
+  wgmma_variant "$v" --set=matmul.swap_ab=true
 done
 for e in cublaslt-mlp.fp16 cublaslt-batched.fp16 tf32-cublaslt-mlp.tf32; do
   "$BUILD/bin/kiln-inspect" "$STAGE/engines/$e.engine" --kernels | grep -q "cublasLt matmul" ||

@@ -51,7 +51,10 @@
 //                tile rows that sweep the columns together, default 8),
 //                stream_k (TMA, cooperative, batch 1: the partial wave's k
 //                tiles in even shares over 132 blocks, summed in the kernel
-//                workspace, launchWorkspaceBytes; never a default yet).
+//                workspace, launchWorkspaceBytes; never a default yet),
+//                swap_ab (TMA, batch 1, direct epilogue: the kernel computes
+//                C^T = B^T A^T, tile_m along the output's columns, and
+//                stores its tiles transposed).
 //                "cublaslt" (never the heuristic's: measured or --set): a
 //                cuBLASLt call instead of a kernel (LibraryCalls.h: only
 //                where it computes exactly this launch), algo (0..7: which

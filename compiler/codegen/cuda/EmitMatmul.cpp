@@ -27,6 +27,10 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
   const bool mma = path == "mma", wgmma = path == "wgmma";
   // The warp-specialized wgmma kernel fed by TMA (matmul_sm90.cuh).
   const bool tma = wgmma && s.config.getBool("tma");
+  // swap_ab: the kernel computes C^T = B^T A^T (P's M, N, operands and
+  // epilogue strides swapped) and stores its tiles transposed.
+  if (tma && s.config.getBool("swap_ab"))
+    swapOperands(l);
   // tf32 = true (kilnc --precision=tf32): f32 operands rounded to tf32 on
   // every path, so the choice of path never changes the result's precision.
   const bool tf32 = s.config.getBool("tf32");
@@ -141,7 +145,8 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
          << (s.config.getBool("tma_store", false) ? "true" : "false")
          << ";\n  static constexpr int CLUSTER = " << s.config.getInt("cluster", 1)
          << ";\n  static constexpr bool STREAM_K = "
-         << (s.config.getBool("stream_k") ? "true" : "false") << ";\n";
+         << (s.config.getBool("stream_k") ? "true" : "false")
+         << ", SWAP_AB = " << (l.swapped ? "true" : "false") << ";\n";
     // Split-K (matmul_sm90.cuh's reduce_split_tile): its stores take 8
     // outputs at once where rows are whole 16-byte chunks.
     if (tma && s.config.getInt("split_k", 1) > 1)
@@ -363,8 +368,10 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
       return m;
     };
     // With clusters each block copies its share of a K-major B tile.
-    out.tensorMaps = {map(0, !l.transA, l.m, s.config.getInt("tile_m")),
-                      map(1, l.transB, l.n,
+    // Swapped, A is input 1 and B input 0.
+    out.tensorMaps = {map(l.swapped ? 1 : 0, !l.transA, l.m,
+                          s.config.getInt("tile_m")),
+                      map(l.swapped ? 0 : 1, l.transB, l.n,
                           s.config.getInt("tile_n") /
                               s.config.getInt("cluster", 1))};
     // The TMA-store epilogue's output: [M, N] row-major, a box of 64

@@ -295,6 +295,22 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
                 "store f32");
     c.set("stage_out", ConfigValue::ofBool(false));
   }
+  // swap_ab: the TMA kernel on C^T = B^T A^T (`l` is swapped), its tiles
+  // stored transposed by the direct epilogue: tile_m runs along the
+  // output's columns, tile_n along its rows (cuBLAS's answer to 100 tiles
+  // on 132 SMs: 96-row tiles along M make one wave of 132).
+  if (l.swapped) {
+    if (tf32 || !c.getBool("tma", true) || l.batch != 1)
+      return no("swap_ab takes single f16/bf16 products on the TMA kernel");
+    if (c.getInt("split_k", 1) != 1 || c.getBool("stream_k"))
+      return no("swap_ab takes neither split_k nor stream_k");
+    if (c.getBool("stage_out") || c.getBool("tma_store"))
+      return no("swap_ab stores its tiles transposed, through neither the "
+                "staged epilogue nor the TMA store");
+    c.set("stage_out", ConfigValue::ofBool(false));
+    c.set("tma_store", ConfigValue::ofBool(false));
+    c.set("split_k", ConfigValue::ofInt(1));
+  }
   // Operand bytes: a k tile is one 128-byte row, 64 16-bit or 32 tf32.
   const int64_t eb = dtypeBytes(t), rowK = 128 / eb;
   if (!archHasWgmma(target.arch))
@@ -1055,7 +1071,12 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       c.erase("cluster");
       c.erase("tma_store");
       c.erase("stream_k");
+      c.erase("swap_ab");
     }
+    // swap_ab (TMA kernel): the kernel computes C^T = B^T A^T and stores
+    // its tiles transposed; from here on `l` describes that product.
+    if (c.getBool("swap_ab"))
+      swapOperands(l);
     if (path == "cublaslt") {
       // A library call (LibraryCalls.h), never the heuristic's choice: only
       // a measurement or --set puts it here. No kernel of Kiln's runs.

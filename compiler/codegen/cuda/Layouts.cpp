@@ -248,13 +248,28 @@ bool attentionLayout(const LaunchSpec &s, AttentionLayout &l,
   return true;
 }
 
+void swapOperands(MatmulLayout &l) {
+  // A' = B^T is B's buffer: K-major ([N, K] stored) exactly when B is.
+  const bool transA = !l.transB, transB = !l.transA;
+  std::swap(l.m, l.n);
+  l.transA = transA;
+  l.transB = transB;
+  std::swap(l.aBatchStrides, l.bBatchStrides);
+  std::swap(l.cStrideM, l.cStrideN);
+  for (auto &[sm, sn] : l.epilogueStrides)
+    std::swap(sm, sn);
+  l.swapped = !l.swapped;
+}
+
 void matmulVectorLoads(const LaunchSpec &s, const MatmulLayout &l, bool &aVec,
                        bool &bVec) {
   const int64_t aCols = l.transA ? l.m : l.k, bCols = l.transB ? l.k : l.n;
   // Elements of one 16-byte load.
   const int64_t v = std::max<int64_t>(1, 16 / dtypeBytes(s.inputs[0].dtype));
-  aVec = aCols % v == 0 && s.inputs[0].alignment % 16 == 0;
-  bVec = bCols % v == 0 && s.inputs[1].alignment % 16 == 0;
+  const BufferSpec &a = s.inputs[l.swapped ? 1 : 0],
+                   &b = s.inputs[l.swapped ? 0 : 1];
+  aVec = aCols % v == 0 && a.alignment % 16 == 0;
+  bVec = bCols % v == 0 && b.alignment % 16 == 0;
   for (int64_t st : l.aBatchStrides)
     aVec = aVec && st % v == 0;
   for (int64_t st : l.bBatchStrides)

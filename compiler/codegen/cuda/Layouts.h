@@ -52,10 +52,16 @@ struct MatmulLayout {
   /// With an `epilogue` program: inputs 2.. are its operands, each with
   /// element strides along m and n (0 where it broadcasts).
   std::vector<std::pair<int64_t, int64_t>> epilogueStrides;
+  /// The product as its transpose (swapOperands): C^T = B^T A^T, so m runs
+  /// along the output's columns and A is input 1.
+  bool swapped = false;
 };
 /// Fails with `error` when the buffers do not form a matmul.
 bool matmulLayout(const LaunchSpec &spec, MatmulLayout &layout,
                   std::string &error);
+/// Makes `layout` describe C^T = B^T A^T (the wgmma TMA kernel's swap_ab):
+/// m and n, the operands' transposes and every m/n stride trade places.
+void swapOperands(MatmulLayout &layout);
 /// Whether 16-byte global loads of A (`aVec`) and B (`bVec`) are legal: the
 /// operand's contiguous extent, and every batch stride, a multiple of 16
 /// bytes (8 f16, 4 f32 elements: every row starts aligned), and a 16-byte

@@ -187,6 +187,15 @@ template <class P> struct stream_k_of<P, decltype(void(P::STREAM_K))> {
   static constexpr bool value = P::STREAM_K;
 };
 
+/// P::SWAP_AB (the TMA kernel's swap_ab): P describes C^T = B^T A^T, so
+/// the output's element (gm, gn) of P's product lies at O[gn * P::M + gm].
+template <class P, class = void> struct swap_ab_of {
+  static constexpr bool value = false;
+};
+template <class P> struct swap_ab_of<P, decltype(void(P::SWAP_AB))> {
+  static constexpr bool value = P::SWAP_AB;
+};
+
 template <class P> struct wgmma_shape {
   static constexpr int THREADS = 128 * P::WARPGROUPS;
   /// Rows per warpgroup: a share of the tile, or (ping-pong) all of it.
@@ -304,7 +313,19 @@ store_wgmma_tile(typename P::T *__restrict__ O,
                  const typename P::CT *__restrict__ c, const float (&acc)[MI][R],
                  I m0, I n0, int row0) {
   for_each_wgmma_pair<P>(acc, [&](int r, int cc, float v0, float v1) {
-    store_pair<P>(O, c, m0 + row0 + r, n0 + cc, v0, v1);
+    const I gm = m0 + row0 + r, gn = n0 + cc;
+    if constexpr (swap_ab_of<P>::value) {
+      // Transposed: a thread's pair lies in two output rows; the 8 lanes of
+      // a quad column write 16 contiguous bytes of each.
+      if (gm >= P::M)
+        return;
+      if (gn < P::N)
+        O[gn * P::M + gm] = P::epilogue(v0, c, gm, gn);
+      if (gn + 1 < P::N)
+        O[(gn + 1) * P::M + gm] = P::epilogue(v1, c, gm, gn + 1);
+    } else {
+      store_pair<P>(O, c, gm, gn, v0, v1);
+    }
   });
 }
 
@@ -635,6 +656,11 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
                                !tma_store_of<P>::value && P::BATCH == 1),
                 "split-K runs cooperative tiles of a single product with its "
                 "own epilogue, without multicast pairs");
+  static_assert(!swap_ab_of<P>::value ||
+                    (!stage_out_of<P>::value && !tma_store_of<P>::value &&
+                     split_of<P>::value == 1 && P::BATCH == 1),
+                "swap_ab stores its tiles transposed by the direct epilogue "
+                "(single products, no split-K)");
   static_assert(!stream_k_of<P>::value ||
                     (SPLIT == 1 && CLUSTER == 1 && !pingpong_of<P>::value &&
                      P::BATCH == 1),
