@@ -230,7 +230,14 @@ LogicalResult applyConfigSettings(ModuleOp module,
         updateLaunch(launch, s);
         return true;
       };
-      if (tryOn(spec->config))
+      // A setting that turns the product around (swap_ab) makes the old
+      // tiles meaningless (128 x 96 tiles of the transpose are chosen for
+      // it): such settings start from the heuristics directly.
+      const codegen::ConfigValue *swap = k.values.find("swap_ab");
+      const bool reframed =
+          swap && swap->kind == codegen::ConfigValue::Kind::Bool &&
+          swap->b != spec->config.getBool("swap_ab");
+      if (!reframed && tryOn(spec->config))
         return WalkResult::advance();
       codegen::Config untuned;
       for (const auto &[key, value] : spec->config.all())

@@ -65,7 +65,8 @@ reconfigureLaunch(kernel::LaunchOp launch,
 /// strings; a later setting of a key wins), all of a kind's settings at
 /// once; then re-runs each changed launch's heuristics. Where the settings
 /// contradict keys derived from the launch's old config, the heuristics
-/// complete the settings alone (the other tuning keys dropped). Fails with
+/// complete the settings alone (the other tuning keys dropped), as they do
+/// at once for a setting that turns swap_ab on or off. Fails with
 /// `error` naming a malformed setting, or the kind's settings where no
 /// valid config holds them (the reason is emitted at the launch).
 /// Heuristics run for `target` (its arch bounds the wgmma path). A setting

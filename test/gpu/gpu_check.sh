@@ -45,6 +45,13 @@ for e in "$ENGINES"/*.engine; do
   # (0.125 at 203) per element, so the check is relative to the output's
   # scale (the autotuner's own rule: 1e-2 * max |ref|), here 5e-3.
   case "$e" in */cublaslt-*.fp16.engine) tol="--max-rel 5e-3" ;; esac
+  # The stream-K and swap_ab MLPs (K = 1280, outputs up to 500): the hidden
+  # layer's f16 rounding differs from the evaluator's by an ulp here and
+  # there, and the residual that cancels the product leaves it in small
+  # outputs. The default kernels fail the elementwise rule on the same two
+  # elements (H100, 2026-12-05, notes/swap_check.sh: row 80, columns 12 and
+  # 1094, -0.317 as -0.347), so these are checked relative to the scale too.
+  case "$e" in */stream-k-*mlp.fp16.engine | */swap-ab-mlp.fp16.engine) tol="--max-rel 5e-3" ;; esac
   ok=1
   # A hung kernel fails its engine instead of stopping the check.
   timeout 60 "$BIN/kiln-run" "$e" --inputs "$base.inputs.npz" --compare "$base.ort.npz" $tol > "$base.log" 2>&1 || ok=0
