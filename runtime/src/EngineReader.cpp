@@ -509,6 +509,13 @@ const fb::Tensor *ioTensor(const fb::Manifest *m, bool input, uint32_t index) {
   return list && index < list->size() ? list->Get(index) : nullptr;
 }
 
+/// ": a library call in a format-1 engine (library calls need format 2)".
+std::string newerPart(const EngineView &view, const char *what,
+                      const char *plural, uint32_t needed) {
+  return format(": %s in a format-%u engine (%s need format %u)", what,
+                view.header.format_version, plural, needed);
+}
+
 kiln_status verifyBuffers(const EngineView &view, const fb::Plan *plan,
                           const std::string &where) {
   const std::string &source = view.source;
@@ -586,11 +593,9 @@ kiln_status verifyBuffers(const EngineView &view, const fb::Plan *plan,
     }
     case fb::BufferKind::Workspace:
       if (view.header.format_version < KILN_ENGINE_FORMAT_WORKSPACE)
-        return invalid(source,
-                       name + format(": a workspace buffer in a format-%u "
-                                     "engine (workspaces need format %u)",
-                                     view.header.format_version,
-                                     KILN_ENGINE_FORMAT_WORKSPACE));
+        return invalid(source, name + newerPart(view, "a workspace buffer",
+                                                "workspaces",
+                                                KILN_ENGINE_FORMAT_WORKSPACE));
       if (!fits(b->offset(), b->size(), plan->workspace_size()))
         return exceeds("workspace", plan->workspace_size());
       break;
@@ -943,11 +948,9 @@ kiln_status verifyKernels(const EngineView &view, const fb::Plan *plan,
     // After the arguments: the call's operands index them.
     if (const fb::LibraryCall *l = kernel->library()) {
       if (view.header.format_version < KILN_ENGINE_FORMAT_LIBRARY_CALLS)
-        return invalid(source,
-                       name + format(": a library call in a format-%u engine "
-                                     "(library calls need format %u)",
-                                     view.header.format_version,
-                                     KILN_ENGINE_FORMAT_LIBRARY_CALLS));
+        return invalid(source, name + newerPart(view, "a library call",
+                                                "library calls",
+                                                KILN_ENGINE_FORMAT_LIBRARY_CALLS));
       std::string why = verifyLibraryCall(*l, *kernel, *plan);
       if (!why.empty())
         return invalid(source, name + ": library call: " + why);
