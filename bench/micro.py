@@ -165,6 +165,13 @@ PATH_FLAGS = {
     "sk8": ("--matmul-path=wgmma", "--set=matmul.split_k=8"),
     "sk4-64x128": ("--matmul-path=wgmma", "--set=matmul.stages=4", "--set=matmul.split_k=4",
                    "--set=matmul.tile_m=64", "--set=matmul.tile_n=128", "--set=matmul.warpgroups=1"),
+    # One wave of split-K blocks for BERT 1x128's FFN2 (128 x 768, K = 3072;
+    # the default: 24 tiles of 64 x 64 in fours, 96 blocks): 16 tiles of
+    # 64 x 96 in eights, or 32 of 64 x 48 in fours, 128 blocks either way.
+    "sk8-64x96": ("--matmul-path=wgmma", "--set=matmul.split_k=8", "--set=matmul.tile_m=64",
+                  "--set=matmul.tile_n=96", "--set=matmul.warpgroups=1"),
+    "sk4-64x48": ("--matmul-path=wgmma", "--set=matmul.split_k=4", "--set=matmul.tile_m=64",
+                  "--set=matmul.tile_n=48", "--set=matmul.warpgroups=1"),
     # 128 x 128 cooperative tiles in pairs of k slices: products of half a
     # wave of such tiles with a long K (Llama's k/v projection, 64 tiles).
     "sk2-128x128": ("--matmul-path=wgmma", "--set=matmul.stages=4", "--set=matmul.split_k=2",

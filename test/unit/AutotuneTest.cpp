@@ -169,11 +169,17 @@ TEST(TuningCache, CorruptFilesNameFileAndLine) {
 }
 
 TEST(SearchSpace, SizesAndOrder) {
-  auto count = [](const std::vector<TuningConfig> &space, const char *path) {
+  // How many configs of `space` set `key` to `value` (with `other`: set it
+  // to anything else).
+  auto with = [](const std::vector<TuningConfig> &space, const char *key,
+                 const char *value, bool other = false) {
     size_t n = 0;
     for (const TuningConfig &c : space)
-      n += c.count("path") && c.at("path") == path;
+      n += c.count(key) && (c.at(key) == value) != other;
     return n;
+  };
+  auto count = [&](const std::vector<TuningConfig> &space, const char *path) {
+    return with(space, "path", path);
   };
   const auto max90 = searchSpace("matmul", SearchLevel::Max, "sm_90");
   const auto def90 = searchSpace("matmul", SearchLevel::Default, "sm_90");
@@ -182,25 +188,22 @@ TEST(SearchSpace, SizesAndOrder) {
   // wgmma max: 9 tiles x (3 cp.async stage counts + 4 TMA stage counts x
   // (3 group_m + a cluster of 2) + 3 split_k clusters at 4 stages), and the
   // 3 two-warpgroup tiles of up to 128 rows again as ping-pong TMA kernels
-  // (4 x 4 each).
-  EXPECT_EQ(count(max90, "wgmma"), 246u);
-  auto split = [](const std::vector<TuningConfig> &space) {
-    size_t n = 0;
+  // (4 x 4 each), then 2 swap_ab tiles.
+  EXPECT_EQ(count(max90, "wgmma"), 248u);
+  EXPECT_EQ(with(max90, "swap_ab", "true"), 2u);
+  EXPECT_EQ(with(def90, "swap_ab", "true"), 0u);
+  // Split-K other than 1: the mma configs' split_k counted apart.
+  auto split = [&](const std::vector<TuningConfig> &space) {
+    std::vector<TuningConfig> wgmma;
     for (const TuningConfig &c : space)
-      n += c.count("split_k") && c.at("split_k") != "1" &&
-           c.at("path") == "wgmma";
-    return n;
+      if (c.at("path") == "wgmma")
+        wgmma.push_back(c);
+    return with(wgmma, "split_k", "1", /*other=*/true);
   };
   EXPECT_EQ(split(max90), 27u);
   EXPECT_EQ(split(def90), 9u);
-  auto clustered = [](const std::vector<TuningConfig> &space) {
-    size_t n = 0;
-    for (const TuningConfig &c : space)
-      n += c.count("cluster") && c.at("cluster") == "2";
-    return n;
-  };
-  EXPECT_EQ(clustered(max90), 48u);
-  EXPECT_EQ(clustered(def90), 0u);
+  EXPECT_EQ(with(max90, "cluster", "2"), 48u);
+  EXPECT_EQ(with(def90, "cluster", "2"), 0u);
   EXPECT_LT(count(def90, "mma"), count(max90, "mma"));
   EXPECT_GT(count(def90, "wgmma"), 0u);
   // No wgmma off Hopper.
