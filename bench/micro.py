@@ -132,6 +132,10 @@ PATH_FLAGS = {
                 "--set=matmul.tile_n=128"),
     "t128x64-pp": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=64",
                    "--set=matmul.warpgroups=2", "--set=matmul.pingpong=true"),
+    # cuBLAS's tile shape on Llama's k/v (2048 x 512, K = 2048; 128 tiles):
+    # 128 x 64 cooperative (the default: 64 x 128, one consumer warpgroup).
+    "t128x64": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=64",
+                "--set=matmul.warpgroups=2", "--set=matmul.pingpong=false"),
     "t128x96": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=96",
                 "--set=matmul.warpgroups=2"),
     "t128x128-c2": ("--matmul-path=wgmma", "--set=matmul.tile_m=128", "--set=matmul.tile_n=128",

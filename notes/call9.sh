@@ -7,6 +7,7 @@ cd $K/engines; for e in swap-ab-*.engine stream-k-128x128-mlp.fp16.engine; do b=
 m 60 --only gemm --gemm-dtypes fp16,bf16 --labels "resnet" --gemm-paths auto,swap-128x96,swap-128x96-direct,cublaslt
 tar -czf $OUT/results.tar.gz -C $R .
 m 60 --only gemm --gemm-dtypes fp16,bf16 --labels "1x128 ffn2" --gemm-paths auto,sk8-64x96,sk4-64x48,cublaslt
+m 60 --only gemm --gemm-dtypes fp16 --labels "k/v" --gemm-paths auto,t128x64,cublaslt
 m 200 --only gemm,gemm-gelu --gemm-dtypes fp16,bf16 --gemm-paths auto
 tar -czf $OUT/results.tar.gz -C $R .
 t=$(date +%s); echo "== run.py large batch"; timeout 150 python3 bench/run.py --models bert-base,gpt2-small --shapes 32x128,8x512 --dtypes fp16 --peers eager,compile-default,compile-reduce-overhead,kiln --bin $K/bin --work /tmp/kw --results $R/bench 2>&1 | grep "^| bert\|^| gpt2\|FAIL\|rror" | tail -8; echo "== took $(( $(date +%s) - t )) s"
