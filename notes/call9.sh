@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# swap_ab staged (transposed tiles through shared memory) against the direct stores, then the must-show table (every zoo GEMM in fp16
+# swap_ab and the split-K and tile variants of BERT 1x128 FFN2 and Llama k/v, then the must-show table (every zoo GEMM in fp16
 # and bf16, the GELU rows, the large-batch model rows, the check): `OUT=$OUT bash notes/call9.sh`
 # with .carry/pack.tar.xz from `KILN_OPT=-O3 bash scripts/make_carry.sh`.
 . notes/call-common.sh
 cd $K/engines; for e in swap-ab-*.engine stream-k-128x128-mlp.fp16.engine; do b=${e%.engine}; echo "== $e"; timeout 15 $K/bin/kiln-run $e --inputs $b.inputs.npz --compare $b.ort.npz --rtol 2e-2 --atol 2e-2 2>&1 | tail -2; done; cd - >/dev/null
-m 60 --only gemm --gemm-dtypes fp16,bf16 --labels "resnet" --gemm-paths auto,swap-128x96,swap-128x96-direct,cublaslt
+m 60 --only gemm --gemm-dtypes fp16,bf16 --labels "resnet" --gemm-paths auto,swap-128x96,cublaslt
 tar -czf $OUT/results.tar.gz -C $R .
 m 60 --only gemm --gemm-dtypes fp16,bf16 --labels "1x128 ffn2" --gemm-paths auto,sk8-64x96,sk4-64x48,cublaslt
 m 60 --only gemm --gemm-dtypes fp16 --labels "k/v" --gemm-paths auto,t128x64,cublaslt
