@@ -121,7 +121,7 @@ void wgmmaSpace(SearchLevel level, std::vector<TuningConfig> &out) {
   // Max: the product as its transpose (swap_ab: tile_m runs along the
   // output's columns, the tiles are stored transposed) in cuBLAS's 128 x 96
   // tiles of the ResNet 1x1 and in 128 x 128; the heuristics complete the
-  // rest (stages, the staged epilogue).
+  // rest (stages; swapped tiles take the direct stores).
   if (max)
     for (int64_t n : {96, 128})
       out.push_back({{"path", "wgmma"},
