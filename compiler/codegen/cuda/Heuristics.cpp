@@ -22,6 +22,9 @@ using namespace cuda;
 
 namespace {
 
+/// The SMs the heuristics fill: an H100/H200-class part's 132.
+constexpr int64_t kTargetSMs = 132;
+
 /// Split-K's default: the largest power of two up to 8 that keeps
 /// tiles x split within `maxBlocks`, each block at 4 k tiles or more, and
 /// `fits(split)` (the path's own tile condition).
@@ -76,7 +79,7 @@ int64_t rowBlockSize(int64_t len) {
 /// 96-thread teams of one vector each, run-163947 against run-163718).
 int64_t rowTeamSize(int64_t rows, int64_t len, int64_t bytes,
                     bool warpCap = false) {
-  constexpr int64_t kFillThreads = 132 * 2048, kItems = 4, kMaxTeam = 512;
+  constexpr int64_t kFillThreads = kTargetSMs * 2048, kItems = 4, kMaxTeam = 512;
   const int64_t nv = std::max<int64_t>(1, ceilDiv(len * bytes, 16));
   auto items = [&](int64_t t) { return ceilDiv(nv, t); };
   int64_t team = 1;
@@ -107,7 +110,7 @@ constexpr const char *kRowTeamRule =
 /// cap an SM at 32 blocks, half its threads), but no fewer than 4 blocks
 /// per SM where the rows allow.
 void setRowGeometry(LaunchSpec &s, int64_t rows, int64_t team) {
-  constexpr int64_t kTargetBlocks = 4 * 132;
+  constexpr int64_t kTargetBlocks = 4 * kTargetSMs;
   int64_t perBlock = team <= 32 ? 128 / team : 1;
   while (perBlock > 1 && perBlock * team > 32 &&
          ceilDiv(rows, perBlock) < kTargetBlocks)
@@ -324,7 +327,6 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
               "16-byte aligned bases)");
   // 128 x 256 tiles (two warpgroups of 64 x 256) when they fill the GPU
   // (132 SMs), 128 x 128 when those do, else 64 x 128 (one warpgroup).
-  constexpr int64_t kTargetSMs = 132;
   auto tiles = [&](int64_t bm, int64_t bn) {
     return ceilDiv(l.m, bm) * ceilDiv(l.n, bn) * l.batch;
   };
@@ -1039,7 +1041,6 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     return true;
   }
   if (s.kind == "matmul") {
-    constexpr int64_t kSwapTargetSMs = 132;
     MatmulLayout l;
     if (!matmulLayout(s, l, why))
       return fail(why);
@@ -1086,9 +1087,9 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
         !c.has("tile_n") && !c.has("split_k") && !c.has("stream_k") &&
         !c.has("pingpong") && !c.getBool("tf32") && l.batch == 1 &&
         c.getBool("tma", true) && dtypeBytes(t) == 2 &&
-        ceilDiv(l.m, 128) * ceilDiv(l.n, 128) * 5 < kSwapTargetSMs * 4) {
+        ceilDiv(l.m, 128) * ceilDiv(l.n, 128) * 5 < kTargetSMs * 4) {
       const int64_t swapped = ceilDiv(l.n, 128) * ceilDiv(l.m, 96);
-      if (swapped <= kSwapTargetSMs && swapped * 100 >= kSwapTargetSMs * 95) {
+      if (swapped <= kTargetSMs && swapped * 100 >= kTargetSMs * 95) {
         c.set("swap_ab", ConfigValue::ofBool(true));
         c.set("tile_m", ConfigValue::ofInt(128));
         c.set("tile_n", ConfigValue::ofInt(96));
@@ -1128,7 +1129,6 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     c.erase("lt_version");
     // 128x128 tiles only when they fill the GPU (one block per SM of an
     // H100/H200-class part); otherwise 64x64 tiles give 4x the blocks.
-    constexpr int64_t kTargetSMs = 132;
     bool big = l.m >= 128 && l.n >= 128 &&
                ceilDiv(l.m, 128) * ceilDiv(l.n, 128) * l.batch >= kTargetSMs;
     int64_t threads;
@@ -1263,7 +1263,6 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
     // 0.054 ms; 196 blocks), and 1.4-2.5x slower on the other 3x3
     // convolutions of one image (49 blocks or fewer, a long K each).
     if (s.kind == "conv" && !c.has("path") && archAtLeast(target.arch, 80)) {
-      constexpr int64_t kTargetSMs = 132;
       LaunchSpec trial = s;
       std::string ignored;
       if (configureConvIgemm(trial, ignored) &&
