@@ -2,7 +2,7 @@
 # swap-ab-mlp failed 2 of 384000 elements at rtol = atol = 2e-2: is it the
 # transposed store or rounding? Runs the swapped engine and the same model
 # unswapped on the same inputs and prints each one's failing elements and
-# their difference. `OUT=$OUT bash notes/swap_check.sh` (carry as call8).
+# their difference. `OUT=$OUT bash notes/swap_check.sh` (carry as notes/call9.sh).
 set -uo pipefail
 K=/tmp/kiln; mkdir -p $K; tar -xJf .carry/pack.tar.xz -C $K
 E=$K/engines/swap-ab-mlp.fp16
