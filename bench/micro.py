@@ -194,6 +194,11 @@ PATH_FLAGS = {
     "swap-128x96": ("--matmul-path=wgmma", "--set=matmul.swap_ab=true", "--set=matmul.tile_m=128",
                     "--set=matmul.tile_n=96", "--set=matmul.warpgroups=2"),
     "swap": ("--matmul-path=wgmma", "--set=matmul.swap_ab=true"),
+    # The same through the direct transposed stores (half sectors) instead
+    # of the staged transposed epilogue (16-byte rows).
+    "swap-128x96-direct": ("--matmul-path=wgmma", "--set=matmul.swap_ab=true", "--set=matmul.tile_m=128",
+                           "--set=matmul.tile_n=96", "--set=matmul.warpgroups=2",
+                           "--set=matmul.stage_out=false"),
     "wgmma-direct": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=false"),
     "wgmma-staged": ("--matmul-path=wgmma", "--set=matmul.tma_store=false", "--set=matmul.stage_out=true"),
 }

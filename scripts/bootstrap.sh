@@ -13,7 +13,9 @@ APT_PACKAGES=(
   libgtest-dev
   python3 python3-pip
 )
-PIP_PACKAGES=(onnx==1.20.1 onnxruntime==1.23.2 "numpy>=1.26")
+# nvidia-cuda-nvdisasm: nvdisasm (the toolkit here has ptxas, not nvdisasm),
+# for the SASS check of the wgmma kernels (scripts/wgmma_hazards.py).
+PIP_PACKAGES=(onnx==1.20.1 onnxruntime==1.23.2 "numpy>=1.26" nvidia-cuda-nvdisasm==13.5.37)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -34,9 +36,11 @@ fi
 
 need_pip=0
 python3 - <<'PY' || need_pip=1
-import importlib, sys
+import importlib, os, sys
 for m in ("onnx", "onnxruntime", "numpy"):
     importlib.import_module(m)
+if not any(os.path.exists(os.path.join(d or ".", "nvidia", "cu13", "bin", "nvdisasm")) for d in sys.path):
+    sys.exit(1)
 PY
 if ((need_pip)); then
   echo "bootstrap: installing ${PIP_PACKAGES[*]}"

@@ -194,10 +194,15 @@ done
 # swap_ab (the TMA kernel on C^T = B^T A^T, tiles stored transposed): the
 # stream-K MLP (bias + tanh GELU and residual epilogues in swapped
 # coordinates, 300 output rows: ragged transposed stores), the split-K
-# Gemm with transB (bias along the kernel's m) and the plain product in
-# 128 x 96 tiles (one wave of 132, as cuBLAS runs the ResNet 1x1).
+# Gemm with transB (bias along the kernel's m; N = 100, so the direct
+# stores) and the plain product in 128 x 96 tiles (one wave of 132, as
+# cuBLAS runs the ResNet 1x1; 2300 output rows, ragged). The MLP and the
+# plain product stage their transposed tiles by default (one wave), and
+# also run with the direct stores (stage_out=false).
 for v in "swap-ab-mlp.fp16:skmlp:" "swap-ab-gemm.fp16:skgemm:" \
-  "swap-ab-128x96.fp16:skdp:--set=matmul.tile_m=128 --set=matmul.tile_n=96 --set=matmul.warpgroups=2"; do
+  "swap-ab-mlp-direct.fp16:skmlp:--set=matmul.stage_out=false" \
+  "swap-ab-128x96.fp16:skdp:--set=matmul.tile_m=128 --set=matmul.tile_n=96 --set=matmul.warpgroups=2" \
+  "swap-ab-128x96-direct.fp16:skdp:--set=matmul.tile_m=128 --set=matmul.tile_n=96 --set=matmul.warpgroups=2 --set=matmul.stage_out=false"; do
   wgmma_variant "$v" --set=matmul.swap_ab=true
 done
 for e in cublaslt-mlp.fp16 cublaslt-batched.fp16 tf32-cublaslt-mlp.tf32; do

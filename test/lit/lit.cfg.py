@@ -73,3 +73,21 @@ try:
     config.available_features.add("gpu")
 except OSError:
     pass
+
+# "nvdisasm" when scripts/wgmma_hazards.py finds one (scripts/bootstrap.sh
+# installs the nvidia-cuda-nvdisasm wheel): the SASS checks of the wgmma
+# kernels REQUIRES: nvdisasm. %wgmma-hazards runs the check on engines.
+import subprocess
+
+_hazards = os.path.join(kiln_src_root, "scripts", "wgmma_hazards.py")
+try:
+    _nvdisasm = subprocess.run([python_executable, _hazards, "--which"],
+                               capture_output=True, text=True, timeout=60).stdout.strip()
+except (OSError, subprocess.SubprocessError):
+    _nvdisasm = ""
+if _nvdisasm:
+    config.available_features.add("nvdisasm")
+    config.substitutions.append(
+        ("%wgmma-hazards", '"%s" "%s" --nvdisasm "%s" --inspect "%s"' % (
+            python_executable, _hazards, _nvdisasm,
+            os.path.join(kiln_tools_dir, "kiln-inspect"))))

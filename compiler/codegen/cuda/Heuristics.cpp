@@ -299,18 +299,17 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
     c.set("stage_out", ConfigValue::ofBool(false));
   }
   // swap_ab: the TMA kernel on C^T = B^T A^T (`l` is swapped), its tiles
-  // stored transposed by the direct epilogue: tile_m runs along the
-  // output's columns, tile_n along its rows (cuBLAS's answer to 100 tiles
-  // on 132 SMs: 96-row tiles along M make one wave of 132).
+  // stored transposed by the direct or the staged epilogue: tile_m runs
+  // along the output's columns, tile_n along its rows (cuBLAS's answer to
+  // 100 tiles on 132 SMs: 96-row tiles along M make one wave of 132).
   if (l.swapped) {
     if (tf32 || !c.getBool("tma", true) || l.batch != 1)
       return no("swap_ab takes single f16/bf16 products on the TMA kernel");
     if (c.getInt("split_k", 1) != 1 || c.getBool("stream_k"))
       return no("swap_ab takes neither split_k nor stream_k");
-    if (c.getBool("stage_out") || c.getBool("tma_store"))
-      return no("swap_ab stores its tiles transposed, through neither the "
-                "staged epilogue nor the TMA store");
-    c.set("stage_out", ConfigValue::ofBool(false));
+    if (c.getBool("tma_store"))
+      return no("swap_ab stores its tiles transposed, not through the TMA "
+                "store");
     c.set("tma_store", ConfigValue::ofBool(false));
     c.set("split_k", ConfigValue::ofInt(1));
   }
@@ -493,8 +492,11 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
                             ceilDiv(l.m, c.getInt("tile_m")) *
                                     ceilDiv(l.n, c.getInt("tile_n")) <=
                                 kTargetSMs))
-          ? c.getInt("tile_m") * (c.getInt("tile_n") + 8) * eb *
-                (c.getBool("pingpong") ? 2 : 1)
+          ? (l.swapped // transposed: tile_n rows of each warpgroup's rows
+                 ? c.getInt("tile_n") *
+                       (c.getInt("tile_m") + 8 * c.getInt("warpgroups"))
+                 : c.getInt("tile_m") * (c.getInt("tile_n") + 8)) *
+                eb * (c.getBool("pingpong") ? 2 : 1)
       : storeAsked
           ? c.getInt("tile_m") * std::min<int64_t>(2, c.getInt("tile_n") / 64) *
                 128 * (c.getBool("pingpong") ? 2 : 1)
@@ -622,10 +624,15 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // rows, where the output rows are 16-byte aligned and the epilogue rounds
   // the product to the output type first (a program, or no alpha/beta/C);
   // elsewhere it quietly stays off, as on the mma path.
-  const bool stageable = eb == 2 && l.n % 8 == 0 &&
-                         s.outputs[0].alignment % 16 == 0 &&
-                         (c.has("epilogue") ||
-                          (!l.hasC && c.getFloat("alpha", 1.0) == 1.0));
+  // swap_ab stages its tiles transposed (store_wgmma_tile_staged_swapped):
+  // the epilogue runs in registers first, so any epilogue stages, and the
+  // output's rows are 8-output chunks along the swapped l.m.
+  const bool stageable =
+      eb == 2 && s.outputs[0].alignment % 16 == 0 &&
+      (l.swapped ? l.m % 8 == 0
+                 : l.n % 8 == 0 &&
+                       (c.has("epilogue") ||
+                        (!l.hasC && c.getFloat("alpha", 1.0) == 1.0)));
   // On by default where there is an epilogue program to run, the tiles
   // take one wave (BERT 1x128's FFN1: 0.0084 ms staged, 0.0112 direct) or
   // ping-pong (whole-sector stores, above); off for large cooperative
@@ -646,7 +653,8 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // a rows x (tile_n + 8) tile per consumer warpgroup (wgmma_tma_smem_bytes).
   const int64_t bRows = l.transB ? bn : ceilDiv(bn, 64) * 64;
   const int64_t base = 1024 + stages * (bm + bRows) * 128 + (tma ? 256 : 0);
-  const int64_t staging = wg * rows * (bn + 8) * eb;
+  const int64_t staging =
+      wg * (l.swapped ? bn * (rows + 8) : rows * (bn + 8)) * eb;
   // A staged epilogue nobody asked for gives way to stages that were asked
   // for (the autotuner's deep pipelines), rather than the config failing.
   if (stageOut && !stageAsked && base + staging > kMaxDynamicSmem)

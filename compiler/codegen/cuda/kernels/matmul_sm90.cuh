@@ -377,7 +377,7 @@ __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
           issue(st, st);
         cp_async_commit();
       }
-      for (I kt = 0; kt < KT; ++kt) {
+      auto step = [&](I kt) {
         // STAGES - 3 groups were committed after tile kt's.
         cp_async_wait<STAGES - 3>();
         fence_proxy_async_shared();
@@ -390,8 +390,14 @@ __device__ __forceinline__ void wgmma_gemm(const typename P::T *__restrict__ a,
         cp_async_commit(); // Possibly empty: keeps one group per step.
         const u32 st = base + static_cast<u32>(kt % STAGES) * S::STAGE_BYTES;
         wgmma_k_tile<P>(acc, st, wg * WM);
+      };
+      for (I kt = 0; kt + 1 < KT; ++kt) {
+        step(kt);
         wgmma_wait_acc<1>(acc); // Group kt - 1 is done; kt may run on.
       }
+      // The last step peeled, its wait_group 0 right behind its group (the
+      // TMA kernel's k_loop says why).
+      step(KT - 1);
       wgmma_wait_acc<0>(acc);
       // Every warpgroup is done with the stages before the next tile's
       // loads refill them.
@@ -619,9 +625,15 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
   static constexpr int STORE_BLOCKS = P::BN / 64;
   static constexpr int STORE_BUFS = STORE_BLOCKS < 2 ? STORE_BLOCKS : 2;
   static constexpr u32 STORE_BLOCK_BYTES = wgmma_shape<P>::WM * 128;
+  /// swap_ab's staged epilogue holds the warpgroup's tile transposed: BN
+  /// output rows of WM outputs, padded by 8 (16 bytes: the fragments' 2-byte
+  /// stores of 4 rows x 8 columns then fill 16 distinct banks).
+  static constexpr u32 SWAP_PITCH = wgmma_shape<P>::WM + 8;
   static constexpr u32 OUT_BYTES =
       stage_out_of<P>::value
-          ? wgmma_shape<P>::WM * OUT_PITCH * sizeof(typename P::T)
+          ? (swap_ab_of<P>::value ? P::BN * SWAP_PITCH
+                                  : wgmma_shape<P>::WM * OUT_PITCH) *
+                sizeof(typename P::T)
       : tma_store_of<P>::value ? STORE_BUFS * STORE_BLOCK_BYTES
                                : 0;
   static_assert(!tma_store_of<P>::value ||
@@ -630,8 +642,9 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
                      sizeof(typename P::T) == 2),
                 "the TMA-store epilogue writes 64-column blocks of 16-bit "
                 "outputs of a single product (N % 8 == 0)");
-  static_assert(!stage_out_of<P>::value || P::N % 8 == 0,
-                "16-byte output rows need N % 8 == 0");
+  static_assert(!stage_out_of<P>::value ||
+                    (swap_ab_of<P>::value ? P::M : P::N) % 8 == 0,
+                "16-byte output rows need whole 8-output chunks");
   static_assert(!stage_out_of<P>::value || sizeof(typename P::T) == 2,
                 "the staged epilogue stores rows of 8 16-bit outputs");
   static_assert(P::STAGES * 16 + 16 <= BARRIER_BYTES, "barriers fit");
@@ -657,10 +670,10 @@ template <class P> struct wgmma_tma_shape : wgmma_shape<P> {
                 "split-K runs cooperative tiles of a single product with its "
                 "own epilogue, without multicast pairs");
   static_assert(!swap_ab_of<P>::value ||
-                    (!stage_out_of<P>::value && !tma_store_of<P>::value &&
-                     split_of<P>::value == 1 && P::BATCH == 1),
-                "swap_ab stores its tiles transposed by the direct epilogue "
-                "(single products, no split-K)");
+                    (!tma_store_of<P>::value && split_of<P>::value == 1 &&
+                     P::BATCH == 1),
+                "swap_ab stores its tiles transposed by the direct or the "
+                "staged epilogue (single products, no split-K)");
   static_assert(!stream_k_of<P>::value ||
                     (SPLIT == 1 && CLUSTER == 1 && !pingpong_of<P>::value &&
                      P::BATCH == 1),
@@ -809,6 +822,50 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
     const Vec<T, 8> x = load_vec<8>(Os + r * PITCH + cc);
     const Vec<T, 8> y = epilogue_row8<P>(x, c, gm, gn);
     store_vec<8>(O + gm * P::N + gn, y);
+  }
+}
+
+/// swap_ab's staged epilogue of one consumer warpgroup (P::STAGE_OUT with
+/// P::SWAP_AB): P::epilogue of its accumulators (in registers, at full
+/// precision, as the direct path runs it) written transposed into the
+/// shared tile `Os` (BN rows of SWAP_PITCH), then each output row's WM
+/// outputs leave in 16-byte stores, a quarter warp's 8 filling 128
+/// contiguous bytes, where the direct transposed stores fill half of each
+/// 32-byte sector. The outputs of P's rows [m0, m0 + WM) and columns
+/// [n0, n0 + BN) lie at O[gn * P::M + gm]. Past the product's edge the
+/// epilogue reads the last row's or column's operands and nothing is
+/// stored (P::M % 8 == 0, so a chunk is all in or all out). `bar` is the
+/// warpgroup's named barrier.
+template <class P, int MI, int R, class I>
+__device__ __forceinline__ void
+store_wgmma_tile_staged_swapped(typename P::T *__restrict__ O,
+                                const typename P::CT *__restrict__ c,
+                                const float (&acc)[MI][R], typename P::T *Os,
+                                I m0, I n0, u32 bar) {
+  typedef typename P::T T;
+  constexpr int WM = wgmma_shape<P>::WM;
+  constexpr u32 PITCH = wgmma_tma_shape<P>::SWAP_PITCH;
+  constexpr bool WHOLE_M = P::M % P::BM == 0, WHOLE_N = P::N % P::BN == 0;
+  const int t = threadIdx.x & 127;
+  named_barrier(bar, 128); // The last tile's reads of Os are done.
+  for_each_wgmma_pair<P>(acc, [&](int r, int cc, float v0, float v1) {
+    const I gm = m0 + r, gn = n0 + cc;
+    const I gl = WHOLE_M || gm < P::M ? gm : P::M - 1;
+    const I g0 = WHOLE_N || gn < P::N ? gn : P::N - 1;
+    const I g1 = WHOLE_N || gn + 1 < P::N ? gn + 1 : P::N - 1;
+    Os[cc * PITCH + r] = P::epilogue(v0, c, gl, g0);
+    Os[(cc + 1) * PITCH + r] = P::epilogue(v1, c, gl, g1);
+  });
+  named_barrier(bar, 128);
+  constexpr int CHUNKS = WM / 8; // 8 or 16: they divide 128
+  const int q = (t % CHUNKS) * 8;
+  const I gm = m0 + q;
+#pragma unroll 2
+  for (int r = t / CHUNKS; r < P::BN; r += 128 / CHUNKS) {
+    const I gn = n0 + r;
+    const Vec<T, 8> y = load_vec<8>(Os + r * PITCH + q);
+    if ((WHOLE_M || gm < P::M) && (WHOLE_N || gn < P::N))
+      st_global_v8(O + gn * P::M + gm, y);
   }
 }
 
@@ -1312,23 +1369,46 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
   };
   // `n` k steps from stage use `use` on: all but the last group's stage
   // freed, that stage returned.
-  auto k_loop = [&](float(&acc)[MI][R], u32 &use, I n) {
+  // One k step: stage `use` awaited, its wgmma group issued; returns the
+  // stage.
+  auto k_step = [&](float(&acc)[MI][R], u32 use) {
+    const u32 s = use % STAGES, parity = (use / STAGES) & 1;
+    mbar_wait(full(s), parity);
+    // tf32: this warpgroup's A rows rounded first (named barrier 5 + cw),
+    // under the previous step's wgmma group.
+    if (S::EB == 4)
+      round_a_tf32<WM>(base + s * S::STAGE_BYTES, row0, 5 + cw);
+    wgmma_k_tile<P>(acc, base + s * S::STAGE_BYTES, row0);
+    return s;
+  };
+  // `n` (>= 1) k steps from stage use `use` on, every group waited for at
+  // the end and all but the last step's stage freed; returns that stage.
+  // The last step is peeled: its `wait_group 0` follows its group in
+  // straight-line code. Placed after the loop, ptxas 13.0 scheduled the
+  // epilogue's reads of the accumulators above it, right behind the loop's
+  // `wait_group 1`, while the last group still wrote them (the staged
+  // swap_ab epilogue at 64 x 128 tiles, wrong on the GPU; the SASS check is
+  // scripts/wgmma_hazards.py). A wait chosen by a branch in the loop makes
+  // ptxas serialize the pipeline (C7517/C7518). `handover` (ping-pong): the
+  // other warpgroup's k loop may start once the last group is issued,
+  // before it is waited for (below).
+  auto k_loop = [&](float(&acc)[MI][R], u32 &use, I n, bool handover) {
     u32 prev = 0;
-    for (I kt = 0; kt < n; ++kt, ++use) {
-      const u32 s = use % STAGES, parity = (use / STAGES) & 1;
-      mbar_wait(full(s), parity);
-      // tf32: this warpgroup's A rows rounded first (named barrier 5 + cw),
-      // under the previous step's wgmma group.
-      if (S::EB == 4)
-        round_a_tf32<WM>(base + s * S::STAGE_BYTES, row0, 5 + cw);
-      wgmma_k_tile<P>(acc, base + s * S::STAGE_BYTES, row0);
+    for (I kt = 0; kt + 1 < n; ++kt, ++use) {
+      const u32 s = k_step(acc, use);
       // The previous step's group is done: free its stage.
       wgmma_wait_acc<1>(acc);
       if (kt > 0 && leader)
         release(prev);
       prev = s;
     }
-    return prev;
+    const u32 s = k_step(acc, use++);
+    if (handover)
+      named_barrier_arrive(3 + (1 - cw), 256);
+    wgmma_wait_acc<0>(acc);
+    if (n > 1 && leader)
+      release(prev);
+    return s;
   };
   // The epilogue of a whole tile (mb, nb) of output matrix O (split-K has
   // its own).
@@ -1337,6 +1417,9 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
     if constexpr (tma_store_of<P>::value)
       store_wgmma_tile_tma<P>(c, acc, out_tile, map_c, mb * BM + row0,
                               nb * BN, 1 + cw, leader);
+    else if constexpr (stage_out_of<P>::value && swap_ab_of<P>::value)
+      store_wgmma_tile_staged_swapped<P>(O, c, acc, staged, mb * BM + row0,
+                                         nb * BN, 1 + cw);
     else if constexpr (stage_out_of<P>::value)
       store_wgmma_tile_staged<P>(O, c, acc, staged, mb * BM + row0, nb * BN,
                                  1 + cw);
@@ -1350,8 +1433,7 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       tile_of(u, z, mb, nb);
       float acc[MI][R];
       zero_accumulators(acc);
-      const u32 prev = k_loop(acc, use, ke - kb);
-      wgmma_wait_acc<0>(acc);
+      const u32 prev = k_loop(acc, use, ke - kb, false);
       if (leader)
         release(prev);
       if (kb != 0) { // a later share: the owner stores the tile
@@ -1388,15 +1470,13 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       // epilogues overlap the other's loop.
       if (PINGPONG && i > 0)
         named_barrier(3 + cw, 256);
-      const u32 prev = k_loop(acc, use, KTR);
       // Ping-pong: the other warpgroup's k loop may start while this one's
       // last wgmma group still runs (the tensor cores take the groups in
       // order), so the hand-over leaves no gap in the tensor pipe. Every
       // arrive meets the other warpgroup's wait before its next tile. (ptxas
       // 13 keeps the wgmmas asynchronous with the bar.arrive here; no C7514.)
-      if (PINGPONG && u + units_step < UNITS)
-        named_barrier_arrive(3 + (1 - cw), 256);
-      wgmma_wait_acc<0>(acc);
+      const u32 prev =
+          k_loop(acc, use, KTR, PINGPONG && u + units_step < UNITS);
       if (leader)
         release(prev);
       if constexpr (SPLIT > 1)
