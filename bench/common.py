@@ -36,10 +36,12 @@ def stats(times_ms):
                 min_ms=float(t.min()), max_ms=float(t.max()), runs=int(t.size))
 
 
-def time_cuda(fn, runs, warmup, before=None):
+def time_cuda(fn, runs, warmup, before=None, batch=1):
     """Median/min/max of `runs` calls of fn() timed with CUDA events, after
     `warmup` untimed calls. `before` runs untimed ahead of each call (e.g.
-    cudagraph_mark_step_begin)."""
+    cudagraph_mark_step_begin). batch > 1: each of the `runs` samples is
+    `batch` calls back to back between the events, divided by `batch`
+    (kiln-run --bench-batch does the same)."""
     import torch
     for _ in range(warmup):
         if before:
@@ -53,10 +55,11 @@ def time_cuda(fn, runs, warmup, before=None):
         a = torch.cuda.Event(enable_timing=True)
         b = torch.cuda.Event(enable_timing=True)
         a.record()
-        fn()
+        for _ in range(batch):
+            fn()
         b.record()
         b.synchronize()
-        times.append(a.elapsed_time(b))
+        times.append(a.elapsed_time(b) / batch)
     return stats(times)
 
 
@@ -140,9 +143,12 @@ def kiln_launches(kiln_inspect, engine):
 
 
 def kiln_bench(kilnrun, engine, inputs_npz, outputs_npz, runs, warmup, seed=None,
-               save_inputs=None, timeout=1800):
-    """Runs kiln-run --bench; returns dict(status, median_ms, ..., error?)."""
+               save_inputs=None, timeout=1800, batch=1):
+    """Runs kiln-run --bench (--bench-batch where batch > 1); returns
+    dict(status, median_ms, ..., error?)."""
     cmd = [kilnrun, engine, "--outputs", outputs_npz, "--bench", str(runs), "--warmup", str(warmup)]
+    if batch > 1:
+        cmd += ["--bench-batch", str(batch)]
     if inputs_npz:
         cmd += ["--inputs", inputs_npz]
     if seed is not None:

@@ -415,7 +415,24 @@ kiln_status kiln_time_runs(kiln_context *context, kiln_stream stream,
     return nullArgument(fn, "times_ms");
   return guarded(fn, [&] {
     return context->impl->timeRuns(reinterpret_cast<CUstream>(stream), runs,
-                                   times_ms);
+                                   1, times_ms);
+  });
+}
+
+kiln_status kiln_time_run_batches(kiln_context *context, kiln_stream stream,
+                                  size_t samples, size_t batch,
+                                  float *times_ms) {
+  const char *fn = "kiln_time_run_batches";
+  if (!context)
+    return nullArgument(fn, "context");
+  if (!times_ms && samples)
+    return nullArgument(fn, "times_ms");
+  if (batch == 0)
+    return makeStatus(KILN_INVALID_ARGUMENT,
+                      std::string(fn) + ": batch must be at least 1");
+  return guarded(fn, [&] {
+    return context->impl->timeRuns(reinterpret_cast<CUstream>(stream),
+                                   samples, batch, times_ms);
   });
 }
 

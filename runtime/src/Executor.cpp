@@ -1052,7 +1052,8 @@ private:
 
 } // namespace
 
-kiln_status Context::timeRuns(CUstream stream, size_t runs, float *ms) {
+kiln_status Context::timeRuns(CUstream stream, size_t runs, size_t batch,
+                              float *ms) {
   std::string what = "kiln_time_runs: " + where();
   // Events belong to the context current when they are created; run()
   // pushes the same context again, which nests.
@@ -1065,7 +1066,8 @@ kiln_status Context::timeRuns(CUstream stream, size_t runs, float *ms) {
     KILN_RETURN_IF_ERROR(cuda::check(
         *driver_, driver_->cuEventRecord(events[0], stream), "cuEventRecord",
         what));
-    KILN_RETURN_IF_ERROR(run(stream));
+    for (size_t b = 0; b < batch; ++b)
+      KILN_RETURN_IF_ERROR(run(stream));
     KILN_RETURN_IF_ERROR(cuda::check(
         *driver_, driver_->cuEventRecord(events[1], stream), "cuEventRecord",
         what));
@@ -1075,6 +1077,7 @@ kiln_status Context::timeRuns(CUstream stream, size_t runs, float *ms) {
     KILN_RETURN_IF_ERROR(cuda::check(
         *driver_, driver_->cuEventElapsedTime(&ms[i], events[0], events[1]),
         "cuEventElapsedTime", what));
+    ms[i] /= static_cast<float>(batch);
   }
   return nullptr;
 }

@@ -137,7 +137,7 @@ public:
   bool usedGraph() const { return lastRunUsedGraph_; }
   size_t numLaunches() const { return launches_.size(); }
   /// kiln_time_runs / kiln_profile_launches.
-  kiln_status timeRuns(CUstream stream, size_t runs, float *ms);
+  kiln_status timeRuns(CUstream stream, size_t runs, size_t batch, float *ms);
   kiln_status profileLaunches(CUstream stream, size_t repeats, float *ms);
 
 private:

@@ -384,6 +384,7 @@ TEST(Api, NullArguments) {
         kiln_copy_output_to_host(nullptr, "y", nullptr, 0, nullptr),
         kiln_stream_synchronize(nullptr, nullptr),
         kiln_tensor_device_ptr(nullptr, "x", nullptr),
+        kiln_time_run_batches(nullptr, nullptr, 1, 1, nullptr),
         kiln_device_count(nullptr)}) {
     EXPECT_EQ(kiln_status_code(st), KILN_INVALID_ARGUMENT) << message(st);
     EXPECT_NE(message(st).find("is NULL"), std::string::npos);
@@ -588,6 +589,20 @@ TEST_F(Gpu, TimesRunsAndProfilesLaunches) {
     EXPECT_GT(t, 0.0f);
     EXPECT_LT(t, 1000.0f);
   }
+  // Samples of 4 back-to-back runs, per run; a batch of 0 is refused.
+  std::vector<float> batched(3, -1.0f);
+  s = kiln_time_run_batches(ctx, nullptr, batched.size(), 4, batched.data());
+  ASSERT_EQ(s, nullptr) << message(s);
+  for (float t : batched) {
+    EXPECT_GT(t, 0.0f);
+    EXPECT_LT(t, 1000.0f);
+  }
+  s = kiln_time_run_batches(ctx, nullptr, batched.size(), 0, batched.data());
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(kiln_status_code(s), KILN_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(kiln_status_message(s)).find("batch"), std::string::npos)
+      << message(s);
+  kiln_status_free(s);
   std::vector<float> ms(2, -1.0f);
   s = kiln_profile_launches(ctx, nullptr, 5, ms.data(), ms.size());
   ASSERT_EQ(s, nullptr) << message(s);

@@ -250,6 +250,17 @@ KILN_API kiln_status kiln_engine_launch_info(const kiln_engine *engine,
 KILN_API kiln_status kiln_time_runs(kiln_context *context, kiln_stream stream,
                                     size_t runs, float *times_ms);
 
+/* As kiln_time_runs, but each of the `samples` timings covers `batch` runs
+ * enqueued back to back between its two events (the way a model's kernels
+ * follow each other in a stream); times_ms[i] is sample i's elapsed time
+ * divided by `batch`. The runs' launch latency then overlaps the previous
+ * run's work, which a single run between two events cannot show (a 10 us
+ * product measures its launch as much as its kernel). batch = 1 is
+ * kiln_time_runs; batch = 0 is an error. */
+KILN_API kiln_status kiln_time_run_batches(kiln_context *context,
+                                           kiln_stream stream, size_t samples,
+                                           size_t batch, float *times_ms);
+
 /* Launches the plan kernel by kernel (no CUDA graph) `repeats` times with a
  * CUDA event after every launch; launch_ms[i] is the median over the repeats
  * of step i's time (from the event before it to the one after it).
