@@ -178,6 +178,15 @@ PATH_FLAGS = {
                   "--set=matmul.tile_n=96", "--set=matmul.warpgroups=1"),
     "sk4-64x48": ("--matmul-path=wgmma", "--set=matmul.split_k=4", "--set=matmul.tile_m=64",
                   "--set=matmul.tile_n=48", "--set=matmul.warpgroups=1"),
+    # BERT 1x128's QKV (128 x 768, K = 768; the default: 12 tiles of 64 x
+    # 64 in pairs, 48 blocks of 6 k tiles): 24 tiles of 64 x 32 whole (48
+    # blocks of 12) or in pairs (96 blocks of 6), 16 of 64 x 48 in pairs.
+    "sk1-64x32": ("--matmul-path=wgmma", "--set=matmul.split_k=1", "--set=matmul.tile_m=64",
+                  "--set=matmul.tile_n=32", "--set=matmul.warpgroups=1"),
+    "sk2-64x32": ("--matmul-path=wgmma", "--set=matmul.split_k=2", "--set=matmul.tile_m=64",
+                  "--set=matmul.tile_n=32", "--set=matmul.warpgroups=1"),
+    "sk2-64x48": ("--matmul-path=wgmma", "--set=matmul.split_k=2", "--set=matmul.tile_m=64",
+                  "--set=matmul.tile_n=48", "--set=matmul.warpgroups=1"),
     # 128 x 128 cooperative tiles in pairs of k slices: products of half a
     # wave of such tiles with a long K (Llama's k/v projection, 64 tiles).
     "sk2-128x128": ("--matmul-path=wgmma", "--set=matmul.stages=4", "--set=matmul.split_k=2",
