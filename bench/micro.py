@@ -754,6 +754,13 @@ def main(argv=None):
     return 0
 
 
+def cell_error(err, width=160):
+    """An error for a table cell: its end where it is long (kilnc's lines
+    name the file and node first and the reason last), '|' escaped."""
+    err = (err or "").replace("|", "/")
+    return err if len(err) <= width else "..." + err[-(width - 3):]
+
+
 def markdown(res, ceiling=None):
     e = res["env"]
     lines = [f"- {e.get('date')}: GPU {e.get('gpu')}, driver {e.get('driver')}, torch {e.get('torch')}, "
@@ -781,9 +788,9 @@ def markdown(res, ceiling=None):
                              f"{kr if n.startswith('kiln') else ''} |")
             else:
                 lines.append(f"| {r['section']} | {r['case']} | {r['dtype']} | {n} | - | - | - | - | - | "
-                             f"{v.get('status')}: {v.get('error', '')[:120]} | |")
+                             f"{v.get('status')}: {cell_error(v.get('error', ''))} | |")
         if r.get("error"):
-            lines.append(f"| {r['section']} | {r['case']} | {r['dtype']} | - | - | - | - | - | - | ERROR: {r['error'][:120]} | |")
+            lines.append(f"| {r['section']} | {r['case']} | {r['dtype']} | - | - | - | - | - | - | ERROR: {cell_error(r['error'])} | |")
     return "\n".join(lines) + "\n"
 
 
