@@ -178,9 +178,12 @@ PATH_FLAGS = {
                   "--set=matmul.tile_n=96", "--set=matmul.warpgroups=1"),
     "sk4-64x48": ("--matmul-path=wgmma", "--set=matmul.split_k=4", "--set=matmul.tile_m=64",
                   "--set=matmul.tile_n=48", "--set=matmul.warpgroups=1"),
-    # BERT 1x128's QKV (128 x 768, K = 768; the default: 12 tiles of 64 x
-    # 64 in pairs, 48 blocks of 6 k tiles): 24 tiles of 64 x 32 whole (48
-    # blocks of 12) or in pairs (96 blocks of 6), 16 of 64 x 48 in pairs.
+    # BERT 1x128's QKV (128 x 768, K = 768): 24 tiles of 64 x 64 in pairs
+    # (the default until 2026-12-06: 48 blocks of 6 k tiles), 24 tiles of
+    # 64 x 32 whole (the default since: 48 blocks of 12) or in pairs (96
+    # blocks of 6), 16 of 64 x 48 in pairs.
+    "sk2-64x64": ("--matmul-path=wgmma", "--set=matmul.split_k=2", "--set=matmul.tile_m=64",
+                  "--set=matmul.tile_n=64", "--set=matmul.warpgroups=1"),
     "sk1-64x32": ("--matmul-path=wgmma", "--set=matmul.split_k=1", "--set=matmul.tile_m=64",
                   "--set=matmul.tile_n=32", "--set=matmul.warpgroups=1"),
     "sk2-64x32": ("--matmul-path=wgmma", "--set=matmul.split_k=2", "--set=matmul.tile_m=64",

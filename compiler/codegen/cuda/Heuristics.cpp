@@ -26,14 +26,14 @@ namespace {
 constexpr int64_t kTargetSMs = 132;
 
 /// Split-K's default: the largest power of two up to 8 that keeps
-/// tiles x split within `maxBlocks`, each block at 4 k tiles or more, and
-/// `fits(split)` (the path's own tile condition).
+/// tiles x split within `maxBlocks`, each block at `minKTiles` k tiles or
+/// more, and `fits(split)` (the path's own tile condition).
 template <class Fits>
 int64_t defaultSplitK(int64_t tiles, int64_t kTiles, int64_t maxBlocks,
-                      Fits fits) {
+                      int64_t minKTiles, Fits fits) {
   int64_t split = 1;
   while (split < 8 && tiles * split * 2 <= maxBlocks &&
-         kTiles / (split * 2) >= 4 && fits(split * 2))
+         kTiles / (split * 2) >= minKTiles && fits(split * 2))
     split *= 2;
   return split;
 }
@@ -379,13 +379,32 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
       c.set("pingpong", ConfigValue::ofBool(true));
       c.setDefault("stages", ConfigValue::ofInt(4));
     } else {
+      // 128 x 64 (two consumer warpgroups of 64 x 64) comes before 64 x 128
+      // (one of 64 x 128) and takes its ties where its rows fill (M >= 128):
+      // the same bytes per k tile, two warpgroups' wgmma in flight. 64 x 32
+      // comes last, for f16/bf16 products with fewer than 16 k tiles (too
+      // few for split-K, below): it doubles the blocks a one-wave product
+      // runs on. H100 80GB, 2026-12-06 (micro-050913, micro-050930, 20
+      // back-to-back runs a sample, fp16 / bf16 against torch.matmul
+      // replayed from a graph): Llama k/v (2048 x 512, K = 2048) 128 x 64
+      // 0.0097 / 0.0095 ms against 64 x 128's 0.0104 / 0.0106 (cuBLAS
+      // 0.0104 / 0.0103); BERT 1x128 QKV (128 x 768, K = 768) 64 x 32 whole
+      // 0.0048 / 0.0046 against 64 x 64 in split-K pairs 0.0063 / 0.0063,
+      // 64 x 64 whole 0.0051 / 0.0051 (cuBLAS 0.0045 / 0.0044).
+      const int64_t kTiles = ceilDiv(l.k, rowK);
       int64_t bestM = 0, bestN = 0, bestCost = 0;
       for (auto [bm, bn] : {std::pair<int64_t, int64_t>{128, 256},
                             {128, 192},
                             {128, 128},
+                            {128, 64},
                             {64, 128},
-                            {64, 64}}) {
+                            {64, 64},
+                            {64, 32}}) {
         if (bn > 128 && l.n <= 128)
+          continue;
+        if (bm == 128 && bn == 64 && (l.m < 128 || eb != 2))
+          continue;
+        if (bn == 32 && (eb != 2 || kTiles >= 16))
           continue;
         // 64-row tiles hold one warpgroup: not what two (or ping-pong) asks.
         if (bm == 64 &&
@@ -403,8 +422,11 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
       c.set("tile_n", ConfigValue::ofInt(bestN));
       // Split-K where the tiles leave most SMs idle and K is long: the
       // largest power of two up to 8 that keeps the clusters within one
-      // wave and each block at 4 k tiles or more (BERT 1x128: FFN2's 24
-      // tiles of 64 x 64 with K = 3072 take 4, QKV's with K = 768 take 2).
+      // wave and each block at 8 k tiles or more (BERT 1x128: FFN2's 24
+      // tiles of 64 x 64 with K = 3072 take 4; QKV's K = 768 stays whole:
+      // in pairs of 6 k tiles it took 0.0063 ms against 0.0051 whole on
+      // the H100 at 20 runs a sample, micro-050913, the cluster's
+      // reduction costing more than the halved k loop saves).
       // H100 80GB, 2026-12-05 (micro-190859-split-default-vs-sk1, against split_k = 1 in the
       // same invocation): FFN2 0.0116 vs 0.0166 ms, QKV 0.0090 vs 0.0094
       // (torch.matmul replayed from a graph: 0.0102, 0.0136); the BERT
@@ -417,7 +439,7 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
           !c.has("pingpong") && !c.getBool("stream_k") &&
           !c.getBool("tma_store")) {
         const int64_t split = defaultSplitK(
-            tiles(bestM, bestN), ceilDiv(l.k, rowK), kTargetSMs,
+            tiles(bestM, bestN), kTiles, kTargetSMs, /*minKTiles=*/8,
             [&](int64_t sp) { return bestM % (8 * sp) == 0; });
         if (split > 1)
           c.set("split_k", ConfigValue::ofInt(split));
@@ -1189,7 +1211,8 @@ bool configureLaunch(LaunchSpec &s, std::string &error,
       if (!c.has("split_k"))
         c.set("split_k",
               ConfigValue::ofInt(defaultSplitK(
-                  tiles, kTiles, 2 * kTargetSMs, [&](int64_t sp) {
+                  tiles, kTiles, 2 * kTargetSMs, /*minKTiles=*/4,
+                  [&](int64_t sp) {
                     return bm % sp == 0 && bm * (bn + 4) * 4 <= 48 * 1024;
                   })));
       const int64_t split = c.getInt("split_k");

@@ -689,16 +689,17 @@ void buildCases() {
           s.config.set("trans_b", ConfigValue::ofBool(tb));
           s.config.set("path", ConfigValue::ofString("wgmma"));
           s.config.set("tma", ConfigValue::ofBool(tma));
-          // 64 x 128 tiles of one warpgroup: 16 x 8 blocks, or 128 tiles
-          // for as many persistent blocks.
+          // cp.async: 64 x 128 tiles of one warpgroup, 16 x 8 blocks. TMA:
+          // 128 x 64 tiles of two (the heuristics' choice at a tie in
+          // waves), 128 tiles for as many persistent blocks.
           expect({tma ? "kiln::mm::wgmma_tma_gemm<P>"
                       : "kiln::mm::wgmma_gemm<P>",
-                  "WARPGROUPS = 1",
-                  std::string("m64n128k16.f32.") + dtypeName(t) + "." +
-                      dtypeName(t),
+                  tma ? "WARPGROUPS = 2" : "WARPGROUPS = 1",
+                  std::string(tma ? "m64n64k16.f32." : "m64n128k16.f32.") +
+                      dtypeName(t) + "." + dtypeName(t),
                   std::string(", p, 1, 1, ") + (ta ? "1" : "0") + ", " +
                       (tb ? "0" : "1") + ";"},
-                 tma ? 256 : 128, tma ? 128 : 8);
+                 tma ? 384 : 128, tma ? 128 : 8);
         }
   {
     // Large: 128 x 256 tiles of two warpgroups, four stages.
