@@ -404,8 +404,8 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
           continue;
         if (bm == 128 && bn == 64 && (l.m < 128 || eb != 2))
           continue;
-        if (bn == 32 && (eb != 2 || kTiles >= 16))
-          continue;
+        if (bn == 32 && (eb != 2 || kTiles >= 16 || c.getBool("tma_store")))
+          continue; // (the TMA store writes 64-column blocks)
         // 64-row tiles hold one warpgroup: not what two (or ping-pong) asks.
         if (bm == 64 &&
             (c.getInt("warpgroups", 1) == 2 || c.getBool("pingpong")))
