@@ -406,8 +406,9 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
           continue;
         if (bn == 32 && (eb != 2 || kTiles >= 16 || c.getBool("tma_store")))
           continue; // (the TMA store writes 64-column blocks)
-        // Pairs sharing an N-major B split it in 64-column blocks.
-        if (bn <= 64 && c.getInt("cluster", 1) == 2 && !l.transB)
+        // Pairs sharing an N-major B split it in 64-column blocks (where N
+        // has more than one, a narrow tile would leave them nothing).
+        if (bn <= 64 && l.n > 64 && c.getInt("cluster", 1) == 2 && !l.transB)
           continue;
         // 64-row tiles hold one warpgroup: not what two (or ping-pong) asks.
         if (bm == 64 &&
