@@ -53,9 +53,13 @@ void wgmmaSpace(SearchLevel level, std::vector<TuningConfig> &out) {
   };
   const bool max = level == SearchLevel::Max;
   const std::vector<Tile> tiles =
+      // Max also has the heuristics' one-wave shapes: 128 x 64 in two
+      // consumer warpgroups (Llama's k/v) and 64 x 32 (short-K products
+      // of a few tiles, BERT 1x128's QKV).
       max ? std::vector<Tile>{{64, 64, 1},   {64, 128, 1},  {64, 256, 1},
                               {128, 64, 1},  {128, 128, 1}, {128, 128, 2},
-                              {128, 256, 2}, {256, 128, 2}, {64, 256, 2}}
+                              {128, 256, 2}, {256, 128, 2}, {64, 256, 2},
+                              {128, 64, 2},  {64, 32, 1}}
           : std::vector<Tile>{{64, 128, 1}, {128, 128, 2}, {128, 256, 2}};
   const std::vector<int64_t> stages = max ? std::vector<int64_t>{3, 4, 5}
                                           : std::vector<int64_t>{3, 4};

@@ -184,11 +184,11 @@ TEST(SearchSpace, SizesAndOrder) {
   const auto def90 = searchSpace("matmul", SearchLevel::Default, "sm_90");
   // mma max: 2 x 2 tiles x 2 tile_k x 3 warp shapes x 3 stages x 4 split_k.
   EXPECT_EQ(count(max90, "mma"), 288u);
-  // wgmma max: 9 tiles x (3 cp.async stage counts + 4 TMA stage counts x
+  // wgmma max: 11 tiles x (3 cp.async stage counts + 4 TMA stage counts x
   // (3 group_m + a cluster of 2) + 3 split_k clusters at 4 stages), and the
-  // 3 two-warpgroup tiles of up to 128 rows again as ping-pong TMA kernels
+  // 4 two-warpgroup tiles of up to 128 rows again as ping-pong TMA kernels
   // (4 x 4 each), then 2 swap_ab tiles.
-  EXPECT_EQ(count(max90, "wgmma"), 248u);
+  EXPECT_EQ(count(max90, "wgmma"), 308u);
   EXPECT_EQ(with(max90, "swap_ab", "true"), 2u);
   EXPECT_EQ(with(def90, "swap_ab", "true"), 0u);
   // wgmma configs with split-K (the mma ones have their own split_k).
@@ -199,9 +199,9 @@ TEST(SearchSpace, SizesAndOrder) {
            c.at("split_k") != "1";
     return n;
   };
-  EXPECT_EQ(split(max90), 27u);
+  EXPECT_EQ(split(max90), 33u);
   EXPECT_EQ(split(def90), 9u);
-  EXPECT_EQ(with(max90, "cluster", "2"), 48u);
+  EXPECT_EQ(with(max90, "cluster", "2"), 60u);
   EXPECT_EQ(with(def90, "cluster", "2"), 0u);
   EXPECT_LT(count(def90, "mma"), count(max90, "mma"));
   EXPECT_GT(count(def90, "wgmma"), 0u);
