@@ -57,6 +57,13 @@ SECTIONS = ["copy", "gemm", "gemm-gelu", "attention", "eltwise", "eltwise-heads"
 # eltwise-heads: B, S, H, D (B * S * H * D = ROWS * COLS).
 HEADS = (8, 4096, 32, 128)
 
+def split_64(split, tile_n):
+    """Flags for 64-row tiles of one consumer warpgroup, tile_n wide, their K
+    split over `split` blocks of a cluster (1: whole)."""
+    return ("--matmul-path=wgmma", f"--set=matmul.split_k={split}", "--set=matmul.tile_m=64",
+            f"--set=matmul.tile_n={tile_n}", "--set=matmul.warpgroups=1")
+
+
 # (label, M, K, N): the zoo's GEMMs (rows = batch*seq) and two square ones.
 # --gemm-paths values and their kilnc flags: the matmul paths, and the wgmma
 # path's cp.async kernel (wgmma alone is the TMA kernel wherever it applies).
@@ -174,22 +181,16 @@ PATH_FLAGS = {
     # 64 x 96 in eights, or 32 of 64 x 48 in fours, 128 blocks either way.
     # H200, 2026-12-06 (micro-012208), fp16: 0.0198 and 0.0137 ms against the
     # default's 0.0127: a full wave does not pay for the deeper reduction.
-    "sk8-64x96": ("--matmul-path=wgmma", "--set=matmul.split_k=8", "--set=matmul.tile_m=64",
-                  "--set=matmul.tile_n=96", "--set=matmul.warpgroups=1"),
-    "sk4-64x48": ("--matmul-path=wgmma", "--set=matmul.split_k=4", "--set=matmul.tile_m=64",
-                  "--set=matmul.tile_n=48", "--set=matmul.warpgroups=1"),
+    "sk8-64x96": split_64(split=8, tile_n=96),
+    "sk4-64x48": split_64(split=4, tile_n=48),
     # BERT 1x128's QKV (128 x 768, K = 768): 24 tiles of 64 x 64 in pairs
     # (the default until 2026-12-06: 48 blocks of 6 k tiles), 24 tiles of
     # 64 x 32 whole (the default since: 48 blocks of 12) or in pairs (96
     # blocks of 6), 16 of 64 x 48 in pairs.
-    "sk2-64x64": ("--matmul-path=wgmma", "--set=matmul.split_k=2", "--set=matmul.tile_m=64",
-                  "--set=matmul.tile_n=64", "--set=matmul.warpgroups=1"),
-    "sk1-64x32": ("--matmul-path=wgmma", "--set=matmul.split_k=1", "--set=matmul.tile_m=64",
-                  "--set=matmul.tile_n=32", "--set=matmul.warpgroups=1"),
-    "sk2-64x32": ("--matmul-path=wgmma", "--set=matmul.split_k=2", "--set=matmul.tile_m=64",
-                  "--set=matmul.tile_n=32", "--set=matmul.warpgroups=1"),
-    "sk2-64x48": ("--matmul-path=wgmma", "--set=matmul.split_k=2", "--set=matmul.tile_m=64",
-                  "--set=matmul.tile_n=48", "--set=matmul.warpgroups=1"),
+    "sk2-64x64": split_64(split=2, tile_n=64),
+    "sk1-64x32": split_64(split=1, tile_n=32),
+    "sk2-64x32": split_64(split=2, tile_n=32),
+    "sk2-64x48": split_64(split=2, tile_n=48),
     # 128 x 128 cooperative tiles in pairs of k slices: products of half a
     # wave of such tiles with a long K (Llama's k/v projection, 64 tiles).
     "sk2-128x128": ("--matmul-path=wgmma", "--set=matmul.stages=4", "--set=matmul.split_k=2",
