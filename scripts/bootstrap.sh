@@ -36,12 +36,12 @@ fi
 
 need_pip=0
 python3 - <<'PY' || need_pip=1
-import importlib, os, sys
+import importlib
 for m in ("onnx", "onnxruntime", "numpy"):
     importlib.import_module(m)
-if not any(os.path.exists(os.path.join(d or ".", "nvidia", "cu13", "bin", "nvdisasm")) for d in sys.path):
-    sys.exit(1)
 PY
+# nvdisasm where the SASS check looks for it (PATH, the toolkit, the wheel).
+python3 "$(dirname "$0")/wgmma_hazards.py" --which > /dev/null || need_pip=1
 if ((need_pip)); then
   echo "bootstrap: installing ${PIP_PACKAGES[*]}"
   python3 -m pip install -q "${PIP_PACKAGES[@]}" 2>/dev/null ||

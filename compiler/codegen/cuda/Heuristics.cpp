@@ -392,6 +392,8 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
       // 0.0048 / 0.0046 against 64 x 64 in split-K pairs 0.0063 / 0.0063,
       // 64 x 64 whole 0.0051 / 0.0051 (cuBLAS 0.0045 / 0.0044).
       const int64_t kTiles = ceilDiv(l.k, rowK);
+      // Split-K's least k tiles a block on the TMA kernel (below).
+      constexpr int64_t kMinSplitKTiles = 8;
       int64_t bestM = 0, bestN = 0, bestCost = 0;
       for (auto [bm, bn] : {std::pair<int64_t, int64_t>{128, 256},
                             {128, 192},
@@ -404,7 +406,8 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
           continue;
         if (bm == 128 && bn == 64 && (l.m < 128 || eb != 2))
           continue;
-        if (bn == 32 && (eb != 2 || kTiles >= 16 || c.getBool("tma_store")))
+        if (bn == 32 && (eb != 2 || kTiles >= 2 * kMinSplitKTiles ||
+                         c.getBool("tma_store")))
           continue; // (the TMA store writes 64-column blocks)
         // Pairs sharing an N-major B split it in 64-column blocks (where N
         // has more than one, a narrow tile would leave them nothing).
@@ -443,7 +446,7 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
           !c.has("pingpong") && !c.getBool("stream_k") &&
           !c.getBool("tma_store")) {
         const int64_t split = defaultSplitK(
-            tiles(bestM, bestN), kTiles, kTargetSMs, /*minKTiles=*/8,
+            tiles(bestM, bestN), kTiles, kTargetSMs, kMinSplitKTiles,
             [&](int64_t sp) { return bestM % (8 * sp) == 0; });
         if (split > 1)
           c.set("split_k", ConfigValue::ofInt(split));

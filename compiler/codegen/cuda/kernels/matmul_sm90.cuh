@@ -1367,8 +1367,6 @@ wgmma_tma_gemm(const typename P::CT *__restrict__ c,
       for (int r = 0; r < CLUSTER; ++r)
         mbar_arrive_cluster(empty(s), r);
   };
-  // `n` k steps from stage use `use` on: all but the last group's stage
-  // freed, that stage returned.
   // One k step: stage `use` awaited, its wgmma group issued; returns the
   // stage.
   auto k_step = [&](float(&acc)[MI][R], u32 use) {
