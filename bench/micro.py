@@ -64,6 +64,18 @@ def split_64(split, tile_n):
             f"--set=matmul.tile_n={tile_n}", "--set=matmul.warpgroups=1")
 
 
+def path_flags(path):
+    """kilnc flags of a --gemm-paths / --attention-paths value: a PATH_FLAGS
+    name, or `x:` and '+'-separated kilnc --set settings (a key without a
+    dot is the matmul's: `x:split_k=4+stages=12`), on the wgmma path."""
+    if path in PATH_FLAGS:
+        return PATH_FLAGS[path]
+    if not path.startswith("x:") or not all("=" in kv for kv in path[2:].split("+")):
+        return None
+    sets = tuple(f"--set={kv if '.' in kv.split('=')[0] else 'matmul.' + kv}" for kv in path[2:].split("+"))
+    return (("--matmul-path=wgmma",) if any(x.startswith("--set=matmul.") for x in sets) else ()) + sets
+
+
 # (label, M, K, N): the zoo's GEMMs (rows = batch*seq) and two square ones.
 # --gemm-paths values and their kilnc flags: the matmul paths, and the wgmma
 # path's cp.async kernel (wgmma alone is the TMA kernel wherever it applies).
@@ -607,11 +619,14 @@ def main(argv=None):
     if not gemm_dtypes or any(x not in ("fp16", "bf16", "tf32") for x in gemm_dtypes):
         p.error("--gemm-dtypes takes fp16, bf16 and/or tf32")
     gemm_paths = [x for x in a.gemm_paths.split(",") if x]
-    if not gemm_paths or any(x not in PATH_FLAGS for x in gemm_paths):
-        p.error("--gemm-paths takes " + ", ".join(PATH_FLAGS) + ", comma-separated")
+    if not gemm_paths or any(path_flags(x) is None for x in gemm_paths):
+        p.error("--gemm-paths takes " + ", ".join(PATH_FLAGS) + " or x:KEY=V+KEY=V (kilnc --set "
+                "settings), comma-separated")
     attention_paths = [x for x in a.attention_paths.split(",") if x]
-    if not attention_paths or any(x not in ("auto", "att-wgmma", "att-mma") for x in attention_paths):
-        p.error("--attention-paths takes auto, att-wgmma and/or att-mma, comma-separated")
+    if not attention_paths or any(x not in ("auto", "att-wgmma", "att-mma") and
+                                  not (x.startswith("x:attention.") and path_flags(x))
+                                  for x in attention_paths):
+        p.error("--attention-paths takes auto, att-wgmma, att-mma or x:attention.KEY=V+..., comma-separated")
     only = [s for s in a.only.split(",") if s]
     for s in only:
         if s not in SECTIONS:
@@ -661,7 +676,7 @@ def main(argv=None):
                 attention_paths if sec == "attention" else ["auto"]
 
             def flags(path):
-                return tuple(facts.get("kilnc", ())) + PATH_FLAGS[path]
+                return tuple(facts.get("kilnc", ())) + path_flags(path)
             k = common.kiln_compile(os.path.join(a.bin, "kilnc"), onnx_path, base + ".engine",
                                     extra=flags(paths[0]))
             extra = {}

@@ -589,8 +589,11 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   if (bk != rowK)
     return no("wgmma tile_k must be " + std::to_string(rowK) +
               " (one 128-byte swizzled row of " + dtypeName(t) + ")");
-  if (stages < 3 || stages > 8)
-    return no("wgmma stages must be in [3, 8]");
+  // The TMA kernel's barrier block holds 15 stages' barriers; 12 keep
+  // every k tile of a 64 x 64 split-K share (K = 768) in flight at once.
+  if (stages < 3 || stages > (tma ? 12 : 8))
+    return no(tma ? "wgmma stages must be in [3, 12] on the TMA kernel"
+                  : "wgmma stages must be in [3, 8] on the cp.async kernel");
   // split_k (TMA kernel, matmul_sm90.cuh's reduce_split_tile): clusters
   // of split_k blocks share each tile's K range and sum their partial
   // tiles through distributed shared memory, for products whose tiles do

@@ -8,7 +8,7 @@
 // traits struct P it documents (T, CT, I, M, N, K, BATCH, TRANS_A, TRANS_B,
 // BM, BN, BK, batch, epilogue, PAIR_STORE, A_VEC and B_VEC, which must both
 // hold here), plus:
-//   STAGES (3..8): shared-memory stages of the k loop;
+//   STAGES (3..8; the TMA kernel 3..12): shared-memory stages of the k loop;
 //   WARPGROUPS (1, 2): warpgroups of 128 threads, each owning BM / WARPGROUPS
 //   (64 or 128) rows of the block tile and all BN columns;
 //   wgmma(d, da, db): one wgmma.mma_async.sync.aligned.m64n<BN>k16.f32.T.T
