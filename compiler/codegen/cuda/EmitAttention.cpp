@@ -173,6 +173,14 @@ bool emitAttention(const LaunchSpec &s, KernelSource &out,
      << ", CAUSAL = " << (s.config.getBool("causal") ? "true" : "false")
      << ", CAUSAL_FILL = " << (s.config.has("causal_fill") ? "true" : "false")
      << ";\n";
+  // The bias's key pairs (2j, 2j + 1) as one 32-bit load: keys contiguous,
+  // every other stride and the buffer even, and SK even (so a pair is in
+  // or out of range whole).
+  const bool biasPairs = l.hasBias && l.bias[3] == 1 && l.bias[0] % 2 == 0 &&
+                         l.bias[1] % 2 == 0 && l.bias[2] % 2 == 0 &&
+                         l.sk % 2 == 0 && s.inputs[3].alignment % 4 == 0;
+  os << "  static constexpr bool BIAS_PAIRS = "
+     << (biasPairs ? "true" : "false") << ";\n";
   // The finite causal fill in the kernel's base-2 units (0 when unused).
   os << "  static constexpr float FILL_LOG2 = "
      << floatLiteral(s.config.getFloat("causal_fill", 0.0) * 1.4426950408889634,
@@ -212,8 +220,10 @@ bool emitAttention(const LaunchSpec &s, KernelSource &out,
   out.entry = "kiln_attention";
   // Head dimensions up to 64: at most 128 registers a thread (the
   // accumulators, scores and Q fragments fit), so 512 threads' worth of
-  // blocks share each SM. Larger heads need more than 128.
-  const int64_t minBlocks = !wgmma && std::max(l.d, l.dv) <= 64
+  // blocks share each SM (the wgmma variant: four of its 128-thread blocks;
+  // with a bias ptxas took 133 registers, which left room for three). Larger
+  // heads need more than 128.
+  const int64_t minBlocks = std::max(l.d, l.dv) <= 64
                                 ? std::max<int64_t>(1, 512 / s.block[0])
                                 : 1;
   os << "extern \"C\" __global__ void __launch_bounds__(" << s.block[0] << ", "

@@ -1127,7 +1127,11 @@ void buildCases() {
     return s;
   };
   attention("attention_f16_128", DType::F16, 128, false, true);
-  expect({"CAUSAL = false", "HAS_BIAS = true"});
+  expect({"CAUSAL = false", "HAS_BIAS = true", "BIAS_PAIRS = true"});
+  // An odd number of keys: the bias's key pairs straddle rows, so its
+  // elements load one by one.
+  attention("attention_bias_f16_199", DType::F16, 199, false, true);
+  expect({"HAS_BIAS = true", "BIAS_PAIRS = false"});
   attention("attention_causal_f16_128", DType::F16, 128, true, false);
   expect({"CAUSAL = true", "HAS_BIAS = false"});
   attention("attention_causal_bf16_200", DType::BF16, 200, true, false);
@@ -1178,6 +1182,9 @@ void buildCases() {
       w.config.set("causal_fill", ConfigValue::ofFloat(-65504.0));
     expect({"kiln::att::flash_wgmma<P>", "wgmma_o(float (&d)[32]"}, 128, 0);
     cases.back().expectPtx = {"wgmma.mma_async.sync.aligned.m64n64k16.f32"};
+    // The bias's key pairs as 32-bit loads (load_bias, a key block ahead).
+    if (bias)
+      cases.back().expectPtx.push_back("ld.global.nc.u32");
   }
   {
     std::vector<BufferSpec> ins(3, buf(DType::F16, {2, 4, 96, 128}));

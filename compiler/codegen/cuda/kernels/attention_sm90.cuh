@@ -91,6 +91,7 @@ flash_wgmma(const typename P::T *__restrict__ q,
   RowState<DV> st;
   st.init();
   const i64 row0 = m0 + warp * 16 + (lane >> 2);
+  u32 bb[BN / 4]; // the current key block's bias (load_bias; P::HAS_BIAS)
 
   // One key block from shared memory (K at sk, V at sv): S = Q K^T, the
   // online softmax on flash()'s fragment, O += P V with P in registers.
@@ -114,12 +115,15 @@ flash_wgmma(const typename P::T *__restrict__ q,
 
     // Scale, bias, mask and the online softmax; P as the A registers of
     // each 16-key slice.
-    softmax_step<P, BN, DV, decltype(beyond)::value>(s, st, z, n0, m0, row0,
-                                                     lane, bias);
+    softmax_step<P, BN, DV, decltype(beyond)::value>(s, st, n0, m0, row0,
+                                                     lane, bb);
     u32 pa[BN / 16][4];
 #pragma unroll
     for (int kk = 0; kk < BN / 16; ++kk)
       p_operand<T, BN>(s, kk, pa[kk]);
+    // The next key block's bias, in flight under this block's P V.
+    if (!decltype(beyond)::value && n0 + BN < NT * BN)
+      load_bias<P, BN>(bb, z, n0 + BN, row0, lane, bias);
 
     // O += P V: BN / 16 slices of 16 keys.
     fence_a_operands(pa);
@@ -134,6 +138,8 @@ flash_wgmma(const typename P::T *__restrict__ q,
     mm::fence_accumulators(st.o);
   };
 
+  if (NT > 0)
+    load_bias<P, BN>(bb, z, 0, row0, lane, bias);
   for (i64 t = 0; t < NT; ++t) {
     const i64 n0 = t * BN;
     if (t + 1 < NT)
