@@ -9,3 +9,9 @@ exec > >(tee $OUT/session.log) 2>&1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 s=$(date +%s)
 m() { local t=$(date +%s); echo "== micro $*"; timeout $1 python3 bench/micro.py --bin $K/bin --work /tmp/km --results $R/bench --runs 100 "${@:2}" 2>&1 | grep -v "Warning\|warn(" | grep "^| gemm.*| kiln\|^| gemm.*(graph)\|FAIL\|rror" | tail -n 80; echo "== took $(( $(date +%s) - t )) s"; }
+# rp TIMEOUT RUN-ARGS...: bench/run.py's model rows (the exports and
+# engines under /tmp/kw).
+rp() { local t=$(date +%s); echo "== run.py ${*:2}"; timeout $1 python3 bench/run.py --bin $K/bin --work /tmp/kw --results $R/bench "${@:2}" 2>&1 | grep "^| bert\|^| gpt2\|FAIL\|rror" | tail -8; echo "== took $(( $(date +%s) - t )) s"; }
+# prof NAME...: kiln-run --profile of run.py's engines NAME (bert-base-32x128-fp16, ...)
+# into $R/prof.
+prof() { mkdir -p $R/prof; local e; for e in "$@"; do timeout 30 $K/bin/kiln-run /tmp/kw/kiln/$e.engine --inputs /tmp/kw/kiln/$e.inputs.npz --profile $R/prof/$e.trace.json > $R/prof/$e.txt 2>&1; echo "== profile $e"; grep "profile:" $R/prof/$e.txt; done; }

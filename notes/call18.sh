@@ -11,12 +11,8 @@ timeout 100 python3 bench/micro.py --bin $K/bin --work /tmp/km --results $R/benc
   --attention-paths auto,att-mma 2>&1 | grep "^| attention\|FAIL\|rror" | tail -n 40
 echo "== took $(( $(date +%s) - t )) s"
 tar -czf $OUT/results.tar.gz -C $R .
-t=$(date +%s); echo "== run.py large batch"; timeout 170 python3 bench/run.py --models bert-base,gpt2-small --shapes 32x128,8x512 --dtypes fp16 --peers eager,compile-default,compile-reduce-overhead,kiln --bin $K/bin --work /tmp/kw --results $R/bench 2>&1 | grep "^| bert\|^| gpt2\|FAIL\|rror" | tail -8; echo "== took $(( $(date +%s) - t )) s"
+rp 170 --models bert-base,gpt2-small --shapes 32x128,8x512 --dtypes fp16 --peers eager,compile-default,compile-reduce-overhead,kiln
 tar -czf $OUT/results.tar.gz -C $R .
-mkdir -p $R/prof
-for e in bert-base-32x128-fp16 gpt2-small-8x512-fp16; do
-  timeout 30 $K/bin/kiln-run /tmp/kw/kiln/$e.engine --inputs /tmp/kw/kiln/$e.inputs.npz --profile $R/prof/$e.trace.json > $R/prof/$e.txt 2>&1
-  echo "== profile $e"; grep -i "profile:\|softmax" $R/prof/$e.txt | head -4
-done
+prof bert-base-32x128-fp16 gpt2-small-8x512-fp16
 tar -czf $OUT/results.tar.gz -C $R .
 echo "== session took $(( $(date +%s) - s )) s"

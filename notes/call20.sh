@@ -8,13 +8,9 @@
 . notes/call-common.sh
 timeout 120 test/gpu/gpu_check.sh $K/bin $K/engines $R/check engines | grep -v '^PASS ' | tail -6
 tar -czf $OUT/results.tar.gz -C $R .
-t=$(date +%s); echo "== run.py large batch"; timeout 170 python3 bench/run.py --models bert-base,gpt2-small --shapes 32x128,8x512 --dtypes fp16 --peers eager,compile-default,compile-reduce-overhead,kiln --bin $K/bin --work /tmp/kw --results $R/bench 2>&1 | grep "^| bert\|^| gpt2\|FAIL\|rror" | tail -8; echo "== took $(( $(date +%s) - t )) s"
+rp 170 --models bert-base,gpt2-small --shapes 32x128,8x512 --dtypes fp16 --peers eager,compile-default,compile-reduce-overhead,kiln
 tar -czf $OUT/results.tar.gz -C $R .
-mkdir -p $R/prof
-for e in bert-base-32x128-fp16 gpt2-small-8x512-fp16; do
-  timeout 30 $K/bin/kiln-run /tmp/kw/kiln/$e.engine --inputs /tmp/kw/kiln/$e.inputs.npz --profile $R/prof/$e.trace.json > $R/prof/$e.txt 2>&1
-  echo "== profile $e"; grep "profile:" $R/prof/$e.txt
-done
+prof bert-base-32x128-fp16 gpt2-small-8x512-fp16
 tar -czf $OUT/results.tar.gz -C $R .
 m 90 --only gemm,gemm-gelu --gemm-dtypes fp16 --batch 20 --gemm-paths auto
 tar -czf $OUT/results.tar.gz -C $R .

@@ -6,13 +6,9 @@
 # zoo at 20 runs a sample. `OUT=$OUT bash notes/call21.sh` with
 # .carry/pack.tar.xz (bin + engines).
 . notes/call-common.sh
-t=$(date +%s); echo "== run.py"; timeout 200 python3 bench/run.py --models bert-base,gpt2-small --shapes 32x128,8x512,1x128 --dtypes fp16 --peers eager,compile-default,compile-reduce-overhead,kiln --bin $K/bin --work /tmp/kw --results $R/bench 2>&1 | grep "^| bert\|^| gpt2\|FAIL\|rror" | tail -8; echo "== took $(( $(date +%s) - t )) s"
+rp 200 --models bert-base,gpt2-small --shapes 32x128,8x512,1x128 --dtypes fp16 --peers eager,compile-default,compile-reduce-overhead,kiln
 tar -czf $OUT/results.tar.gz -C $R .
-mkdir -p $R/prof
-for e in bert-base-32x128-fp16 gpt2-small-8x512-fp16; do
-  timeout 30 $K/bin/kiln-run /tmp/kw/kiln/$e.engine --inputs /tmp/kw/kiln/$e.inputs.npz --profile $R/prof/$e.trace.json > $R/prof/$e.txt 2>&1
-  echo "== profile $e"; grep "profile:" $R/prof/$e.txt
-done
+prof bert-base-32x128-fp16 gpt2-small-8x512-fp16
 timeout 130 test/gpu/tune_model.sh $K/bin /tmp/kw/onnx/bert-base-1x128-fp16-s0/model.onnx input_ids=1x128,attention_mask=1x128 max $R/tune bert-1x128-max /tmp/kw/kiln/bert-base-1x128-fp16.inputs.npz
 tar -czf $OUT/results.tar.gz -C $R .
 m 60 --only gemm,gemm-gelu --gemm-dtypes fp16 --batch 20 --gemm-paths auto
