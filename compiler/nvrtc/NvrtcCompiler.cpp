@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <sys/stat.h>
 #include <thread>
 #include <unordered_map>
+#include <unistd.h>
 
 namespace kiln::nvrtc {
 
@@ -139,6 +141,40 @@ std::string wgmmaStallDiagnostic(const std::string &log) {
 }
 
 namespace {
+/// The kernel this thread is compiling (CompilingKernel), or null.
+thread_local const char *tCompiling = nullptr;
+} // namespace
+
+CompilingKernel::CompilingKernel(const char *name) : previous(tCompiling) {
+  tCompiling = name;
+}
+CompilingKernel::~CompilingKernel() { tCompiling = previous; }
+
+bool writeCrashNote(int fd, const char *tool) {
+  const char *name = tCompiling;
+  if (!name)
+    return false;
+  auto put = [fd](const char *text, size_t n) {
+    while (n > 0) {
+      const ssize_t w = ::write(fd, text, n);
+      if (w <= 0)
+        return;
+      text += w;
+      n -= static_cast<size_t>(w);
+    }
+  };
+  static const char pre[] = ": error: NVRTC crashed while compiling kernel '";
+  put(tool, std::strlen(tool));
+  static const char post[] =
+      "' (a Kiln bug: NVRTC failed on the CUDA C++ Kiln generated for it; "
+      "--emit=cuda writes that source)\n";
+  put(pre, sizeof pre - 1);
+  put(name, std::strlen(name));
+  put(post, sizeof post - 1);
+  return true;
+}
+
+namespace {
 
 /// One NVRTC compilation; fills `entry` or `log`.
 bool compileOne(const NvrtcApi &api, const KernelRequest &req,
@@ -156,7 +192,10 @@ bool compileOne(const NvrtcApi &api, const KernelRequest &req,
   for (const std::string &o : options)
     opts.push_back(o.c_str());
   ++compiles;
-  r = api.compileProgram(prog, static_cast<int>(opts.size()), opts.data());
+  {
+    const CompilingKernel compiling(req.name.c_str());
+    r = api.compileProgram(prog, static_cast<int>(opts.size()), opts.data());
+  }
   size_t logSize = 0;
   api.getProgramLogSize(prog, &logSize);
   std::string programLog(logSize, '\0');

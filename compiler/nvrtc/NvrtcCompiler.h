@@ -76,6 +76,28 @@ bool compileKernels(const std::vector<KernelRequest> &requests,
 /// none. compileKernels refuses such a kernel with that line.
 std::string wgmmaStallDiagnostic(const std::string &log);
 
+/// Marks the calling thread as compiling kernel `name` with NVRTC for its
+/// lifetime (compileKernels holds one around each nvrtcCompileProgram), so
+/// that a crash inside NVRTC, a front-end fault on a kernel Kiln generated,
+/// can be reported with the kernel's name (writeCrashNote). `name` must
+/// outlive it.
+class CompilingKernel {
+public:
+  explicit CompilingKernel(const char *name);
+  ~CompilingKernel();
+  CompilingKernel(const CompilingKernel &) = delete;
+  CompilingKernel &operator=(const CompilingKernel &) = delete;
+
+private:
+  const char *previous;
+};
+/// Where the calling thread is inside a CompilingKernel, writes "TOOL:
+/// error: NVRTC crashed while compiling kernel 'NAME' ..." (one line) to
+/// `fd` and returns true; else writes nothing. Async-signal-safe (write(2)
+/// of a thread-local name): for a crash signal handler, which runs on the
+/// faulting thread.
+bool writeCrashNote(int fd, const char *tool);
+
 /// Drops every cached result (tests).
 void clearCompileCache();
 /// Number of NVRTC compilations run so far in this process (tests).

@@ -32,6 +32,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/PrettyStackTrace.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -277,6 +279,12 @@ int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "--kiln-gpu-worker") == 0)
     return kiln::autotune::gpuWorkerMain(argc, argv);
   llvm::InitLLVM init(argc, argv);
+  // A crash inside NVRTC (a front-end fault on a kernel Kiln generated)
+  // takes the process down: name the kernel, and whose bug it is.
+  llvm::setBugReportMsg("PLEASE report this Kiln bug with the kilnc command "
+                        "line and the model.\n");
+  llvm::sys::AddSignalHandler(
+      [](void *) { kiln::nvrtc::writeCrashNote(2, "kilnc"); }, nullptr);
   mlir::registerAsmPrinterCLOptions();
   mlir::registerMLIRContextCLOptions();
   cl::SetVersionPrinter([](llvm::raw_ostream &os) {

@@ -17,6 +17,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <unistd.h>
 #include <vector>
 
 using namespace kiln::codegen;
@@ -1717,6 +1718,42 @@ int main(int argc, char **argv) {
            .empty()) {
     std::printf("FAIL: wgmmaStallDiagnostic picked the wrong line\n");
     ++failures;
+  }
+  // The crash note: nothing outside a compile, the kernel's name inside one
+  // (nested scopes restore the outer name).
+  {
+    auto note = [](const char *tool) {
+      int fds[2];
+      if (pipe(fds) != 0)
+        return std::string("(no pipe)");
+      const bool wrote = kiln::nvrtc::writeCrashNote(fds[1], tool);
+      close(fds[1]);
+      std::string text;
+      char buf[512];
+      for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+        text.append(buf, static_cast<size_t>(n));
+      close(fds[0]);
+      return wrote ? text : std::string();
+    };
+    std::string outside = note("kilnc"), inner, outer;
+    {
+      kiln::nvrtc::CompilingKernel a("MatMul_0");
+      {
+        kiln::nvrtc::CompilingKernel b("Softmax_3");
+        inner = note("kilnc");
+      }
+      outer = note("kilnc");
+    }
+    if (!outside.empty() || note("kilnc") != "" ||
+        inner.rfind("kilnc: error: NVRTC crashed while compiling kernel "
+                    "'Softmax_3' (a Kiln bug",
+                    0) != 0 ||
+        inner.back() != '\n' ||
+        outer.find("kernel 'MatMul_0'") == std::string::npos) {
+      std::printf("FAIL: crash note outside %s, inner %s, outer %s\n",
+                  outside.c_str(), inner.c_str(), outer.c_str());
+      ++failures;
+    }
   }
   std::printf("%zu kernels, %d failures (NVRTC %s, %s)\n", requests.size(),
               failures, kiln::nvrtc::nvrtcVersion().c_str(),
