@@ -214,7 +214,7 @@ rm -rf "$BT"
 # and softmax, multi-output regions, epilogues, attention) as -O2 engines
 # against the evaluator's unfused -O1 result, half-precision ones at the fp16
 # tolerance; attention patterns also with the wgmma kernel where their head
-# dimensions allow it. The conv_* patterns (1x1 and patch convolutions as
+# dimensions allow it, and with its two-query-tile blocks where their keys do. The conv_* patterns (1x1 and patch convolutions as
 # matmuls at -O2) also with the implicit-GEMM convolution
 # (--set=conv.path=igemm, and igemm-deep below) for the convolutions they
 # keep.
@@ -251,7 +251,11 @@ for m in "$FC"/*.onnx; do
             variant "$m" "$n" igemm-deep "$suffix" -O2 --set=conv.path=igemm \
               --set=conv.tile_m=128 --set=conv.tile_n=128 --set=conv.tile_k=64 \
               --set=conv.warps_n=4 --set=conv.stage_out=true --set=conv.stages=2 ;;
-    attention_*) variant "$m" "$n" wgmma "$suffix" -O2 --set=attention.variant=wgmma ;;
+    # wgmma-q2: two query tiles a block over K and V loaded once (at most
+    # 128 keys; the others are reported and skipped).
+    attention_*) variant "$m" "$n" wgmma "$suffix" -O2 --set=attention.variant=wgmma
+                 variant "$m" "$n" wgmma-q2 "$suffix" -O2 --set=attention.variant=wgmma \
+                   --set=attention.q_tiles=2 ;;
   esac
 done
 rm -rf "$FC"

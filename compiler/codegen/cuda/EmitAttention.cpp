@@ -26,9 +26,10 @@ bool rowsVec(const BufferSpec &b, const std::array<int64_t, 4> &st,
 }
 
 /// Dynamic shared memory of the wgmma variant (attention_sm90.cuh's
-/// wgmma_attention_smem): alignment, Q, two stages of K and V.
-int64_t wgmmaSmem(const AttentionLayout &l) {
-  return 1024 + 64 * l.d * 2 + 2 * (64 * l.d * 2 + 64 * l.dv * 2);
+/// wgmma_attention_smem): alignment, Q (q_tiles tiles), two stages of K and
+/// V.
+int64_t wgmmaSmem(const AttentionLayout &l, int64_t qTiles) {
+  return 1024 + qTiles * 64 * l.d * 2 + 2 * (64 * l.d * 2 + 64 * l.dv * 2);
 }
 } // namespace
 
@@ -89,11 +90,23 @@ bool configureAttention(LaunchSpec &s, std::string &error,
     // Its blocks are 64 x 64 whatever the heuristic chose for the mma one.
     c.set("block_m", ConfigValue::ofInt(64));
     c.set("block_n", ConfigValue::ofInt(64));
+    // q_tiles = 2: a block takes two 64-row query tiles in turn over K and V
+    // loaded once (every key block resident: at most 128 keys), so half as
+    // many blocks load them and a grid of 2 x 132 x 4 tiles or fewer fits
+    // the SMs at once (4 blocks an SM). Not the default until measured.
+    const int64_t qTiles = c.getInt("q_tiles", 1);
+    if (qTiles != 1 && qTiles != 2)
+      return fail("q_tiles must be 1 or 2");
+    if (qTiles == 2 && l.sk > 128)
+      return fail("q_tiles = 2 keeps every key block resident: at most 128 "
+                  "keys, not " + std::to_string(l.sk));
     s.block = {128, 1, 1};
-    s.grid = {batches * ceilDiv(l.sq, 64), 1, 1};
-    s.smem = wgmmaSmem(l);
+    s.grid = {batches * ceilDiv(l.sq, 64 * qTiles), 1, 1};
+    s.smem = wgmmaSmem(l, qTiles);
     return true;
   }
+  if (c.has("q_tiles"))
+    return fail("q_tiles is the wgmma variant's");
   if (variant != "mma")
     return fail("unknown variant '" + variant + "' (mma or wgmma)");
   // 4 warps (64 rows) by default; 8 (128 rows) only for long sequences
@@ -211,6 +224,9 @@ bool emitAttention(const LaunchSpec &s, KernelSource &out,
      << lit(l.b1) << ") * " << lit(l.bias[0]) << " + (z % " << lit(l.b1)
      << ") * " << lit(l.bias[1]) << " + i * " << lit(l.bias[2]) << " + j * "
      << lit(l.bias[3]) << "; }\n";
+  if (wgmma && s.config.getInt("q_tiles", 1) > 1)
+    os << "  static constexpr int Q_TILES = " << s.config.getInt("q_tiles")
+       << ";\n";
   if (wgmma) {
     // S = Q K^T: both K-major; O += P V: P in registers, V N-major.
     os << wgmmaFunction("wgmma_s", 64, t, false, false);

@@ -1187,6 +1187,45 @@ void buildCases() {
     if (bias)
       cases.back().expectPtx.push_back("ld.global.nc.u32");
   }
+  // q_tiles = 2: a block's two query tiles over K and V loaded once (at
+  // most 128 keys): with a bias, causal with a finite fill, and 200
+  // queries over 120 keys (a lone last tile, a ragged key block).
+  for (auto [name, t, seq, causal, bias] :
+       {std::tuple{"attention_wgmma_q2_bias_f16_128", DType::F16, int64_t(128), false,
+                   true},
+        std::tuple{"attention_wgmma_q2_causal_fill_bf16_128", DType::BF16,
+                   int64_t(128), true, true}}) {
+    LaunchSpec &w = attention(name, t, seq, causal, bias);
+    w.config.set("variant", ConfigValue::ofString("wgmma"));
+    w.config.set("q_tiles", ConfigValue::ofInt(2));
+    if (causal)
+      w.config.set("causal_fill", ConfigValue::ofFloat(-65504.0));
+    expect({"Q_TILES = 2", "kiln::att::flash_wgmma<P>"}, 128, 8);
+  }
+  {
+    std::vector<BufferSpec> ins = {buf(DType::F16, {2, 4, 200, 64}),
+                                   buf(DType::F16, {2, 4, 120, 64}),
+                                   buf(DType::F16, {2, 4, 120, 64}),
+                                   buf(DType::F16, {2, 1, 200, 120})};
+    LaunchSpec &r = add("attention_wgmma_q2_ragged", "attention", ins,
+                        buf(DType::F16, {2, 4, 200, 64}));
+    for (const char *perm : {"q_perm", "k_perm", "v_perm", "out_perm"})
+      r.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
+    r.config.set("scale", ConfigValue::ofFloat(0.125));
+    r.config.set("variant", ConfigValue::ofString("wgmma"));
+    r.config.set("q_tiles", ConfigValue::ofInt(2));
+    expect({"Q_TILES = 2", "SQ = 200", "SK = 120"}, 128, 16);
+    // More than 128 keys do not stay resident.
+    LaunchSpec long_ = r;
+    long_.name = "attention_wgmma_q2_200_keys";
+    long_.inputs = {buf(DType::F16, {2, 4, 200, 64}), buf(DType::F16, {2, 4, 200, 64}),
+                    buf(DType::F16, {2, 4, 200, 64})};
+    rejects.push_back({long_, "at most 128 keys, not 200"});
+    LaunchSpec mma = r;
+    mma.name = "attention_mma_q2";
+    mma.config.set("variant", ConfigValue::ofString("mma"));
+    rejects.push_back({mma, "q_tiles is the wgmma variant's"});
+  }
   {
     std::vector<BufferSpec> ins(3, buf(DType::F16, {2, 4, 96, 128}));
     LaunchSpec &s = add("attention_wgmma_d128", "attention", ins,
