@@ -26,6 +26,7 @@ def Graph_Dialect : Dialect {
     shapes are static; Identity disappears.
   }];
   let hasConstantMaterializer = 1;
+  let hasCanonicalizer = 1;
 }
 
 class Graph_Op<string mnemonic, list<Trait> traits = []>

@@ -352,10 +352,11 @@ func.func @concat_two_kept(%x: tensor<2x3xf32>) -> tensor<4x3xf32> {
 
 // -----
 
-// Identical constants are merged and unused ops (all graph ops are pure) go.
+// Identical constants are merged and unused ops (all graph ops are pure) go
+// (the splats broadcast as one rank-0 constant: @bert_padding_mask below).
 // CHECK-LABEL: func.func @constants_and_dead_ops
 // CHECK-SAME: (%[[X:.+]]: tensor<3xf32>)
-// CHECK: %[[C:.+]] = graph.constant dense<2.000000e+00> : tensor<3xf32>
+// CHECK: %[[C:.+]] = graph.constant dense<2.000000e+00> : tensor<f32>
 // CHECK-NOT: graph.constant
 // CHECK-NOT: graph.exp
 // CHECK: %[[A:.+]] = graph.add %[[X]], %[[C]]
@@ -381,4 +382,74 @@ func.func @no_constant_arith() -> tensor<2xf32> {
   %b = graph.constant dense<[3.0, 4.0]> : tensor<2xf32>
   %0 = graph.add %a, %b : tensor<2xf32>, tensor<2xf32> -> tensor<2xf32>
   return %0 : tensor<2xf32>
+}
+
+// -----
+
+// Broadcasting elementwise ops run on their operands' narrow forms: the
+// padding mask HF's BERT builds as where(and(true[1,1,S,1], pad[B,1,1,S]),
+// 0, lowest) stays [B,1,1,S] (one expand at the end, absorbed by the add
+// of the scores), instead of a materialized [B,1,S,S].
+// CHECK-LABEL: func.func @bert_padding_mask
+// CHECK-SAME: (%[[S:.+]]: tensor<2x3x4x4xf32>, %[[PAD:.+]]: tensor<2x1x1x4xi1>)
+// CHECK-DAG: %[[ZERO:.+]] = graph.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-DAG: %[[LOW:.+]] = graph.constant dense<-3.40282347E+38> : tensor<f32>
+// CHECK: %[[W:.+]] = graph.where %[[PAD]], %[[ZERO]], %[[LOW]] : tensor<2x1x1x4xi1>, tensor<f32>, tensor<f32> -> tensor<2x1x1x4xf32>
+// CHECK-NEXT: %[[A:.+]] = graph.add %[[S]], %[[W]] : tensor<2x3x4x4xf32>, tensor<2x1x1x4xf32> -> tensor<2x3x4x4xf32>
+// CHECK-NEXT: return %[[A]]
+func.func @bert_padding_mask(%s: tensor<2x3x4x4xf32>, %pad: tensor<2x1x1x4xi1>) -> tensor<2x3x4x4xf32> {
+  %t = graph.constant dense<true> : tensor<1x1x4x1xi1>
+  %z = graph.constant dense<0.0> : tensor<f32>
+  %l = graph.constant dense<-3.40282347E+38> : tensor<f32>
+  %m = graph.and %t, %pad : tensor<1x1x4x1xi1>, tensor<2x1x1x4xi1> -> tensor<2x1x4x4xi1>
+  %e = graph.expand %m : tensor<2x1x4x4xi1> -> tensor<2x1x4x4xi1>
+  %w = graph.where %e, %z, %l : tensor<2x1x4x4xi1>, tensor<f32>, tensor<f32> -> tensor<2x1x4x4xf32>
+  %a = graph.add %s, %w : tensor<2x3x4x4xf32>, tensor<2x1x4x4xf32> -> tensor<2x3x4x4xf32>
+  return %a : tensor<2x3x4x4xf32>
+}
+
+// -----
+
+// A splat operand broadcasts as a scalar: mul(expand(x), splat) is computed
+// on x's shape and expanded once.
+// CHECK-LABEL: func.func @expand_sinks_past_splat
+// CHECK-SAME: (%[[X:.+]]: tensor<1x4xf32>)
+// CHECK: %[[C:.+]] = graph.constant dense<2.000000e+00> : tensor<f32>
+// CHECK: %[[M:.+]] = graph.mul %[[X]], %[[C]] : tensor<1x4xf32>, tensor<f32> -> tensor<1x4xf32>
+// CHECK: %[[E:.+]] = graph.expand %[[M]] : tensor<1x4xf32> -> tensor<3x4xf32>
+// CHECK: return %[[E]]
+func.func @expand_sinks_past_splat(%x: tensor<1x4xf32>) -> tensor<3x4xf32> {
+  %c = graph.constant dense<2.0> : tensor<3x4xf32>
+  %e = graph.expand %x : tensor<1x4xf32> -> tensor<3x4xf32>
+  %m = graph.mul %e, %c : tensor<3x4xf32>, tensor<3x4xf32> -> tensor<3x4xf32>
+  return %m : tensor<3x4xf32>
+}
+
+// -----
+
+// or(x, false) is x; and(x, false) is no identity and stays (its operand
+// x spans the result, so there is nothing to narrow either).
+// CHECK-LABEL: func.func @or_false
+// CHECK-SAME: (%[[X:.+]]: tensor<2x4xi1>)
+// CHECK: %[[F:.+]] = graph.constant dense<false> : tensor<i1>
+// CHECK: %[[A:.+]] = graph.and %[[X]], %[[F]] : tensor<2x4xi1>, tensor<i1> -> tensor<2x4xi1>
+// CHECK: return %[[X]], %[[A]]
+func.func @or_false(%x: tensor<2x4xi1>) -> (tensor<2x4xi1>, tensor<2x4xi1>) {
+  %f = graph.constant dense<false> : tensor<i1>
+  %o = graph.or %x, %f : tensor<2x4xi1>, tensor<i1> -> tensor<2x4xi1>
+  %a = graph.and %x, %f : tensor<2x4xi1>, tensor<i1> -> tensor<2x4xi1>
+  return %o, %a : tensor<2x4xi1>, tensor<2x4xi1>
+}
+
+// -----
+
+// Negative: an expand feeding an op that does not broadcast (softmax
+// normalizes along the expanded axis) stays.
+// CHECK-LABEL: func.func @expand_into_softmax_kept
+// CHECK: %[[E:.+]] = graph.expand
+// CHECK: graph.softmax %[[E]]
+func.func @expand_into_softmax_kept(%x: tensor<3x1xf32>) -> tensor<3x4xf32> {
+  %e = graph.expand %x : tensor<3x1xf32> -> tensor<3x4xf32>
+  %s = graph.softmax %e {axis = 1 : i64} : tensor<3x4xf32>
+  return %s : tensor<3x4xf32>
 }

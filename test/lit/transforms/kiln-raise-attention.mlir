@@ -506,3 +506,28 @@ func.func @mha_packed(%p: tensor<8x2x384xf16>) -> tensor<16x128xf16> {
   %out = graph.reshape %ot : tensor<8x2x2x64xf16> -> tensor<16x128xf16>
   return %out : tensor<16x128xf16>
 }
+
+// -----
+
+// HF's BERT mask: where(and(true[1,1,S,1], padding), 0, lowest). -O2's
+// canonicalization keeps it [B,1,1,S] (GraphDialect.cpp, NarrowBroadcast),
+// so the attention reads one bias row a batch, not a [B,1,S,S] tensor.
+// O2-LABEL: func.func @bert_padding
+//  O2:        %[[B:.+]] = graph.where %arg3, %{{.+}}, %{{.+}} : tensor<2x1x1x4xi1>, tensor<f16>, tensor<f16> -> tensor<2x1x1x4xf16>
+//  O2:        graph.attention %arg0, %arg1, %arg2, %[[B]] {k_perm
+//  O2-SAME:   tensor<2x1x1x4xf16> -> tensor<2x2x4x64xf16>
+func.func @bert_padding(%q: tensor<2x2x4x64xf16>, %k: tensor<2x2x4x64xf16>, %v: tensor<2x2x4x64xf16>, %pad: tensor<2x1x1x4xi1>) -> tensor<2x2x4x64xf16> {
+  %c = graph.constant dense<8.0> : tensor<f16>
+  %zero = graph.constant dense<0.0> : tensor<f16>
+  %low = graph.constant dense<-65504.0> : tensor<f16>
+  %all = graph.constant dense<true> : tensor<1x1x4x1xi1>
+  %keep = graph.and %all, %pad : tensor<1x1x4x1xi1>, tensor<2x1x1x4xi1> -> tensor<2x1x4x4xi1>
+  %m = graph.where %keep, %zero, %low : tensor<2x1x4x4xi1>, tensor<f16>, tensor<f16> -> tensor<2x1x4x4xf16>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : tensor<2x2x4x64xf16> -> tensor<2x2x64x4xf16>
+  %s = graph.matmul %q, %kt : tensor<2x2x4x64xf16>, tensor<2x2x64x4xf16> -> tensor<2x2x4x4xf16>
+  %ss = graph.div %s, %c : tensor<2x2x4x4xf16>, tensor<f16> -> tensor<2x2x4x4xf16>
+  %sm = graph.add %ss, %m : tensor<2x2x4x4xf16>, tensor<2x1x4x4xf16> -> tensor<2x2x4x4xf16>
+  %p = graph.softmax %sm {axis = 3 : i64} : tensor<2x2x4x4xf16>
+  %o = graph.matmul %p, %v : tensor<2x2x4x4xf16>, tensor<2x2x4x64xf16> -> tensor<2x2x4x64xf16>
+  return %o : tensor<2x2x4x64xf16>
+}
