@@ -1127,6 +1127,17 @@ void buildCases() {
     s.config.set("causal", ConfigValue::ofBool(causal));
     return s;
   };
+  // A wgmma-variant attention over `ins` in their own layouts.
+  auto wgmmaAttention = [](const std::string &name,
+                           const std::vector<BufferSpec> &ins, BufferSpec out,
+                           double scale) -> LaunchSpec & {
+    LaunchSpec &s = add(name, "attention", ins, out);
+    for (const char *perm : {"q_perm", "k_perm", "v_perm", "out_perm"})
+      s.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
+    s.config.set("scale", ConfigValue::ofFloat(scale));
+    s.config.set("variant", ConfigValue::ofString("wgmma"));
+    return s;
+  };
   attention("attention_f16_128", DType::F16, 128, false, true);
   expect({"CAUSAL = false", "HAS_BIAS = true", "BIAS_PAIRS = true"});
   // An odd number of keys: the bias's key pairs straddle rows, so its
@@ -1207,12 +1218,8 @@ void buildCases() {
                                    buf(DType::F16, {2, 4, 120, 64}),
                                    buf(DType::F16, {2, 4, 120, 64}),
                                    buf(DType::F16, {2, 1, 200, 120})};
-    LaunchSpec &r = add("attention_wgmma_q2_ragged", "attention", ins,
-                        buf(DType::F16, {2, 4, 200, 64}));
-    for (const char *perm : {"q_perm", "k_perm", "v_perm", "out_perm"})
-      r.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
-    r.config.set("scale", ConfigValue::ofFloat(0.125));
-    r.config.set("variant", ConfigValue::ofString("wgmma"));
+    LaunchSpec &r = wgmmaAttention("attention_wgmma_q2_ragged", ins,
+                                   buf(DType::F16, {2, 4, 200, 64}), 0.125);
     r.config.set("q_tiles", ConfigValue::ofInt(2));
     expect({"Q_TILES = 2", "SQ = 200", "SK = 120"}, 128, 16);
     // More than 128 keys do not stay resident.
@@ -1228,12 +1235,8 @@ void buildCases() {
   }
   {
     std::vector<BufferSpec> ins(3, buf(DType::F16, {2, 4, 96, 128}));
-    LaunchSpec &s = add("attention_wgmma_d128", "attention", ins,
-                        buf(DType::F16, {2, 4, 96, 128}));
-    for (const char *perm : {"q_perm", "k_perm", "v_perm", "out_perm"})
-      s.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
-    s.config.set("scale", ConfigValue::ofFloat(0.088));
-    s.config.set("variant", ConfigValue::ofString("wgmma"));
+    LaunchSpec &s = wgmmaAttention("attention_wgmma_d128", ins,
+                                   buf(DType::F16, {2, 4, 96, 128}), 0.088);
     expect({"wgmma_o(float (&d)[64]", "D = 128, DV = 128"}, 128, 0);
     cases.back().expectPtx = {"m64n128k16.f32.f16.f16"};
     // 96-wide heads are not a wgmma tile.
