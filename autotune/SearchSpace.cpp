@@ -175,7 +175,7 @@ const std::set<std::string> &tuningKeys(const std::string &kind) {
         "stage_out", "stages", "split_k", "warpgroups", "tma", "group_m",
         "pingpong", "cluster", "algo", "lt_version", "tma_store", "stream_k",
         "swap_ab"}},
-      {"attention", {"variant", "block_m", "block_n"}},
+      {"attention", {"variant", "block_m", "block_n", "q_tiles"}},
       {"conv",
        {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n", "stage_out",
         "stages"}},
@@ -212,10 +212,15 @@ std::vector<TuningConfig> searchSpace(const std::string &kind,
         out.push_back({{"variant", "mma"},
                        {"block_m", str(bm)},
                        {"block_n", str(bn)}});
-    // The wgmma kernel (64 x 64 blocks; configureAttention rejects heads
-    // other than 64 or 128 wide).
+    // The wgmma kernel (64 x 64 blocks), one or two query tiles a block
+    // (configureAttention rejects heads other than 64 or 128 wide, and two
+    // tiles over more than 128 keys).
     if (arch == "sm_90" || arch == "sm_90a")
-      out.push_back({{"variant", "wgmma"}, {"block_m", "64"}, {"block_n", "64"}});
+      for (int64_t qt : {1, 2})
+        out.push_back({{"variant", "wgmma"},
+                       {"block_m", "64"},
+                       {"block_n", "64"},
+                       {"q_tiles", str(qt)}});
   } else if (kind == "conv") {
     // The direct kernel, and the implicit GEMM on the tensor cores (f16 and
     // bf16 without groups; the heuristics reject the others). Every

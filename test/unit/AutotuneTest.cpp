@@ -213,13 +213,15 @@ TEST(SearchSpace, SizesAndOrder) {
     EXPECT_NE(std::find(max90.begin(), max90.end(), c), max90.end())
         << printConfig(c);
   EXPECT_EQ(max90, searchSpace("matmul", SearchLevel::Max, "sm_90"));
-  // Attention: the mma kernel's block shapes, then the wgmma kernel (sm_90
-  // only).
+  // Attention: the mma kernel's block shapes, then the wgmma kernel with one
+  // and two query tiles a block (sm_90 only).
   const auto att = searchSpace("attention", SearchLevel::Max, "sm_90");
-  EXPECT_EQ(att.size(), 7u);
+  EXPECT_EQ(att.size(), 8u);
   EXPECT_EQ(printConfig(att.front()), "block_m=32 block_n=32 variant=mma");
-  EXPECT_EQ(printConfig(att.back()), "block_m=64 block_n=64 variant=wgmma");
-  EXPECT_EQ(searchSpace("attention", SearchLevel::Default, "sm_90").size(), 5u);
+  EXPECT_EQ(printConfig(att[6]), "block_m=64 block_n=64 q_tiles=1 variant=wgmma");
+  EXPECT_EQ(printConfig(att.back()), "block_m=64 block_n=64 q_tiles=2 variant=wgmma");
+  EXPECT_EQ(searchSpace("attention", SearchLevel::Default, "sm_90").size(), 6u);
+  EXPECT_EQ(searchSpace("attention", SearchLevel::Max, "sm_80").size(), 6u);
   // Convolutions: the direct kernel, then implicit-GEMM tiles (2 by
   // default; 4 x 2 tile_k x staged output or not x 1 or 2 stages at max).
   const auto conv = searchSpace("conv", SearchLevel::Max, "sm_90");

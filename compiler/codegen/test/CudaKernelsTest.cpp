@@ -1234,6 +1234,23 @@ void buildCases() {
     rejects.push_back({mma, "q_tiles is the wgmma variant's"});
   }
   {
+    // BERT 32x128's attention (384 heads, 128 keys): the wgmma variant with
+    // two query tiles by default, 384 blocks; q_tiles = 1 keeps 768.
+    std::vector<BufferSpec> ins(3, buf(DType::F16, {32, 12, 128, 64}));
+    ins.push_back(buf(DType::F16, {32, 1, 1, 128}));
+    LaunchSpec &d = add("attention_default_q2", "attention", ins,
+                        buf(DType::F16, {32, 12, 128, 64}));
+    for (const char *perm : {"q_perm", "k_perm", "v_perm", "out_perm"})
+      d.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
+    expect({"kiln::att::flash_wgmma<P>", "Q_TILES = 2"}, 128, 384);
+    LaunchSpec &one = add("attention_q1", "attention", ins,
+                          buf(DType::F16, {32, 12, 128, 64}));
+    for (const char *perm : {"q_perm", "k_perm", "v_perm", "out_perm"})
+      one.config.set(perm, ConfigValue::ofInts({0, 1, 2, 3}));
+    one.config.set("q_tiles", ConfigValue::ofInt(1));
+    expect({"kiln::att::flash_wgmma<P>"}, 128, 768);
+  }
+  {
     std::vector<BufferSpec> ins(3, buf(DType::F16, {2, 4, 96, 128}));
     LaunchSpec &s = wgmmaAttention("attention_wgmma_d128", ins,
                                    buf(DType::F16, {2, 4, 96, 128}), 0.088);
