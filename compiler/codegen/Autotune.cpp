@@ -7,6 +7,7 @@
 #include "compiler/nvrtc/NvrtcCompiler.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <set>
 
@@ -62,6 +63,8 @@ bool measureSubset(const LaunchSpec &configured,
                    std::vector<autotune::Measurement> &out,
                    std::string &error) {
   out.clear();
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point compileStart = Clock::now();
   autotune::GpuJob job = base;
   // Emit every candidate; one that does not emit is dropped.
   struct Candidate {
@@ -162,8 +165,13 @@ bool measureSubset(const LaunchSpec &configured,
   }
   result.candidates += job.candidates.size();
 
+  const Clock::time_point gpuStart = Clock::now();
+  result.compileSeconds +=
+      std::chrono::duration<double>(gpuStart - compileStart).count();
   std::vector<std::string> notes;
   std::vector<autotune::Measurement> ms = autotune::measureOnGpu(job, notes);
+  result.gpuSeconds +=
+      std::chrono::duration<double>(Clock::now() - gpuStart).count();
   // One note per candidate that failed (crashed, hung, disagreed); the
   // medians themselves survive only for the re-timed finalists.
   size_t failed = 0;

@@ -29,6 +29,9 @@ struct LaunchTuneResult {
   std::string skipped;
   size_t candidates = 0; ///< compiled and handed to the GPU
   size_t passed = 0;     ///< ran and matched the reference
+  /// Wall seconds spent emitting and NVRTC-compiling the candidates, and in
+  /// the GPU workers (reference, checks, timing, re-timing).
+  double compileSeconds = 0, gpuSeconds = 0;
   /// Candidates dropped on the way (emit, compile, fault, mismatch).
   std::vector<std::string> notes;
 };

@@ -195,7 +195,8 @@ static mlir::LogicalResult measureMissing(mlir::ModuleOp module,
         llvm::errs() << ", runner-up " << llvm::format("%.4f", *e.runnerUpMs) << " ms ("
                      << llvm::format("%.2fx", *e.runnerUpMs / std::max(*e.winnerMs, 1e-9))
                      << ")";
-      llvm::errs() << "\n";
+      llvm::errs() << "; compile " << llvm::format("%.1f", r.compileSeconds)
+                   << " s, GPU " << llvm::format("%.1f", r.gpuSeconds) << " s\n";
       measured.insert(t.signature);
       cache.insert(e);
     }
