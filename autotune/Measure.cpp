@@ -94,40 +94,33 @@ unsigned dtypeSize(const std::string &d) {
   return 0;
 }
 
-/// The elements of a float buffer of `dtype` (f16, bf16, f32, f64) as
-/// doubles.
-static std::vector<double> decodeFloats(const std::string &dtype,
-                                        const std::vector<char> &bytes) {
-  std::vector<double> out(bytes.size() / std::max(dtypeSize(dtype), 1u));
-  const char *p = bytes.data();
-  if (dtype == "f16") {
-    static const std::vector<float> table = [] {
-      std::vector<float> t(65536);
-      for (uint32_t v = 0; v < 65536; ++v)
-        t[v] = fromHalf(uint16_t(v));
-      return t;
-    }();
-    for (size_t i = 0; i < out.size(); ++i) {
-      uint16_t v;
-      std::memcpy(&v, p + 2 * i, 2);
-      out[i] = table[v];
-    }
-  } else if (dtype == "bf16") {
-    for (size_t i = 0; i < out.size(); ++i) {
-      uint16_t v;
-      std::memcpy(&v, p + 2 * i, 2);
-      out[i] = fromBf16(v);
-    }
-  } else if (dtype == "f32") {
-    for (size_t i = 0; i < out.size(); ++i) {
-      float v;
-      std::memcpy(&v, p + 4 * i, 4);
-      out[i] = v;
-    }
-  } else {
-    std::memcpy(out.data(), p, out.size() * sizeof(double));
+/// The float elements of `ref` and `got` decoded by `at(bytes, i)`:
+/// within outputTolerance(dtype) x max |ref| where finite, NaN where NaN,
+/// equal otherwise.
+template <typename At>
+static bool floatsMatch(const std::string &dtype, const std::vector<char> &ref,
+                        const std::vector<char> &got, size_t n, At at,
+                        std::string &why) {
+  double maxRef = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double r = at(ref.data(), i);
+    if (std::isfinite(r))
+      maxRef = std::max(maxRef, std::fabs(r));
   }
-  return out;
+  const double tol = outputTolerance(dtype) * maxRef;
+  for (size_t i = 0; i < n; ++i) {
+    const double r = at(ref.data(), i), g = at(got.data(), i);
+    bool ok = std::isfinite(r) ? std::isfinite(g) && std::fabs(g - r) <= tol
+                               : (std::isnan(r) ? std::isnan(g) : g == r);
+    if (!ok) {
+      std::ostringstream os;
+      os << "element " << i << " is " << g << ", reference " << r
+         << " (tolerance " << tol << ")";
+      why = os.str();
+      return false;
+    }
+  }
+  return true;
 }
 
 bool isFloatDtype(const std::string &d) {
@@ -223,29 +216,47 @@ bool outputsMatch(const std::string &dtype, const std::vector<char> &ref,
     why = "byte " + std::to_string(i) + " differs from the reference";
     return false;
   }
-  // Decoded once per buffer, the dtype resolved outside the loops (f16
-  // through a table): per-element decoding made the check of one BERT 32x128
-  // FFN1 candidate (12.6M outputs) take most of its 0.75 s (H100, call25).
-  const std::vector<double> r = decodeFloats(dtype, ref),
-                            g = decodeFloats(dtype, got);
-  double maxRef = 0;
-  for (double x : r)
-    if (std::isfinite(x))
-      maxRef = std::max(maxRef, std::fabs(x));
-  const double tol = outputTolerance(dtype) * maxRef;
-  for (size_t i = 0; i < r.size(); ++i) {
-    bool ok = std::isfinite(r[i])
-                  ? std::isfinite(g[i]) && std::fabs(g[i] - r[i]) <= tol
-                  : (std::isnan(r[i]) ? std::isnan(g[i]) : g[i] == r[i]);
-    if (!ok) {
-      std::ostringstream os;
-      os << "element " << i << " is " << g[i] << ", reference " << r[i]
-         << " (tolerance " << tol << ")";
-      why = os.str();
-      return false;
-    }
+  // The dtype resolved outside the loops (f16 through a table): decoding
+  // each element by its dtype's name made the check of one BERT 32x128 FFN1
+  // candidate (12.6M outputs) take most of its 0.75 s (H100, call25).
+  const size_t n = ref.size() / dtypeSize(dtype);
+  auto bits16 = [](const char *p, size_t i) {
+    uint16_t v;
+    std::memcpy(&v, p + 2 * i, 2);
+    return v;
+  };
+  if (dtype == "f16") {
+    static const std::vector<float> table = [] {
+      std::vector<float> t(65536);
+      for (uint32_t v = 0; v < 65536; ++v)
+        t[v] = fromHalf(uint16_t(v));
+      return t;
+    }();
+    return floatsMatch(
+        dtype, ref, got, n,
+        [&](const char *p, size_t i) { return table[bits16(p, i)]; }, why);
   }
-  return true;
+  if (dtype == "bf16")
+    return floatsMatch(
+        dtype, ref, got, n,
+        [&](const char *p, size_t i) { return fromBf16(bits16(p, i)); }, why);
+  if (dtype == "f32")
+    return floatsMatch(
+        dtype, ref, got, n,
+        [](const char *p, size_t i) {
+          float v;
+          std::memcpy(&v, p + 4 * i, 4);
+          return v;
+        },
+        why);
+  return floatsMatch(
+      dtype, ref, got, n,
+      [](const char *p, size_t i) {
+        double v;
+        std::memcpy(&v, p + 8 * i, 8);
+        return v;
+      },
+      why);
 }
 
 TuneBudget::TuneBudget(double seconds, Clock clock)
