@@ -15,3 +15,14 @@ rp() { local t=$(date +%s); echo "== run.py ${*:2}"; timeout $1 python3 bench/ru
 # prof NAME...: kiln-run --profile of run.py's engines NAME (bert-base-32x128-fp16, ...)
 # into $R/prof.
 prof() { mkdir -p $R/prof; local e; for e in "$@"; do timeout 30 $K/bin/kiln-run /tmp/kw/kiln/$e.engine --inputs /tmp/kw/kiln/$e.inputs.npz --profile $R/prof/$e.trace.json > $R/prof/$e.txt 2>&1; echo "== profile $e"; grep "profile:" $R/prof/$e.txt; done; }
+# finish_with_tune: --autotune=max on BERT-base 32x128 in what is left of a
+# 575 s call (run.py's 32x128 export first), then the results packed.
+finish_with_tune() {
+  local left=$(( 575 - ($(date +%s) - s) ))
+  echo "== $left s left for the 32x128 tune"
+  if [ $left -gt 60 ]; then
+    timeout $left test/gpu/tune_model.sh $K/bin /tmp/kw/onnx/bert-base-32x128-fp16-s0/model.onnx input_ids=32x128,attention_mask=32x128 max $R/tune bert-32x128-max /tmp/kw/kiln/bert-base-32x128-fp16.inputs.npz
+  fi
+  tar -czf $OUT/results.tar.gz -C $R .
+  echo "== session took $(( $(date +%s) - s )) s"
+}

@@ -17,10 +17,4 @@ timeout 130 test/gpu/tune_model.sh $K/bin /tmp/kw/onnx/bert-base-1x128-fp16-s0/m
 tar -czf $OUT/results.tar.gz -C $R .
 m 110 --only gemm,gemm-gelu --gemm-dtypes fp16,bf16 --batch 20 --gemm-paths auto
 tar -czf $OUT/results.tar.gz -C $R .
-left=$(( 575 - ($(date +%s) - s) ))
-echo "== $left s left for the 32x128 tune"
-if [ $left -gt 60 ]; then
-  timeout $left test/gpu/tune_model.sh $K/bin /tmp/kw/onnx/bert-base-32x128-fp16-s0/model.onnx input_ids=32x128,attention_mask=32x128 max $R/tune bert-32x128-max /tmp/kw/kiln/bert-base-32x128-fp16.inputs.npz
-fi
-tar -czf $OUT/results.tar.gz -C $R .
-echo "== session took $(( $(date +%s) - s )) s"
+finish_with_tune

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks the GELU forms of compiler/codegen/cuda/kernels/common.cuh on the
-CPU: reads op::gelu's erfc_nonneg polynomial and op::gelu_tanh's constants
+CPU: reads op::gelu's half_erfc_abs polynomial and op::gelu_tanh's constants
 out of the header, evaluates them step by step in float32 (numpy, the
 special-function-unit reciprocal and exponential taken as correctly rounded)
 and compares with float64 references (x Phi(x) from math.erfc; x / (1 +
@@ -31,26 +31,28 @@ def floats(text):
 
 def main():
     src = open(sys.argv[1]).read()
-    erfc_consts = floats(body(src, "erfc_nonneg"))
-    # 0.5f (t's fma), the 10 polynomial coefficients, log2(e).
-    if len(erfc_consts) != 13 or erfc_consts[0] != 0.5 or erfc_consts[1] != 1.0:
-        sys.exit(f"gelu_numerics: erfc_nonneg's constants changed shape: {erfc_consts}")
-    poly, log2e = erfc_consts[2:12], erfc_consts[12]
+    erfc_consts = floats(body(src, "half_erfc_abs"))
+    # 0.5 / sqrt(2) and 1 (t's fma), the 10 polynomial coefficients (log2(e)
+    # folded in), sqrt(log2(e) / 2).
+    if len(erfc_consts) != 13 or abs(erfc_consts[0] - 0.5 / math.sqrt(2)) > 1e-9 or erfc_consts[1] != 1.0:
+        sys.exit(f"gelu_numerics: half_erfc_abs's constants changed shape: {erfc_consts}")
+    poly, usc = erfc_consts[2:12], erfc_consts[12]
     tanh_consts = floats(body(src, "gelu_tanh"))  # sqrt(2/pi), 0.044715, -2 log2(e), 1
     rng = np.random.default_rng(0)
     x = np.concatenate([np.linspace(-12, 12, 400001, dtype=f),
                         (rng.standard_normal(400000) * 3).astype(f)])
 
-    def erfc32(z):
-        t = (f(1) / (f(0.5) * z + f(1))).astype(f)
-        p = np.full_like(z, f(poly[0]))
+    def half_erfc32(a):
+        t = (f(1) / (f(erfc_consts[0]) * a + f(1))).astype(f)
+        p = np.full_like(a, f(poly[0]))
         for c in poly[1:]:
             p = (p * t + f(c)).astype(f)
-        p = (-z * z + p).astype(f)
-        return (t * np.exp2((p * f(log2e)).astype(f))).astype(f)
+        u = (a * f(usc)).astype(f)
+        p = (-u * u + p).astype(f)
+        return (t * np.exp2(p)).astype(f)
 
     def gelu32(x):
-        h = (f(0.5) * erfc32((np.abs(x) * f(0.70710678118654752440)).astype(f))).astype(f)
+        h = half_erfc32(np.abs(x).astype(f))
         return (x * np.where(x >= 0, f(1) - h, h)).astype(f)
 
     def gelu_tanh32(x):
