@@ -1,13 +1,11 @@
 # Sourced by notes/call*.sh on the GPU machine: unpacks the carry into $K,
-# logs to $OUT/session.log, and defines m TIMEOUT MICRO-ARGS... (micro.py's
-# Kiln and graphed-torch GEMM rows, results under $R/bench).
-set -uo pipefail
-K=/tmp/kiln R=/tmp/kiln-results
-mkdir -p $K $R/bench
+# then notes/call-base.sh (log, R, s, finish), and defines m TIMEOUT
+# MICRO-ARGS... (micro.py's Kiln and graphed-torch GEMM rows, results under
+# $R/bench).
+K=/tmp/kiln
+mkdir -p $K
 tar -xJf .carry/pack.tar.xz -C $K
-exec > >(tee $OUT/session.log) 2>&1
-nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-s=$(date +%s)
+. notes/call-base.sh
 m() { local t=$(date +%s); echo "== micro $*"; timeout $1 python3 bench/micro.py --bin $K/bin --work /tmp/km --results $R/bench --runs 100 "${@:2}" 2>&1 | grep -v "Warning\|warn(" | grep "^| gemm.*| kiln\|^| gemm.*(graph)\|FAIL\|rror" | tail -n 80; echo "== took $(( $(date +%s) - t )) s"; }
 # rp TIMEOUT RUN-ARGS...: bench/run.py's model rows (the exports and
 # engines under /tmp/kw).
@@ -23,6 +21,5 @@ finish_with_tune() {
   if [ $left -gt 60 ]; then
     timeout $left test/gpu/tune_model.sh $K/bin /tmp/kw/onnx/bert-base-32x128-fp16-s0/model.onnx input_ids=32x128,attention_mask=32x128 max $R/tune bert-32x128-max /tmp/kw/kiln/bert-base-32x128-fp16.inputs.npz
   fi
-  tar -czf $OUT/results.tar.gz -C $R .
-  echo "== session took $(( $(date +%s) - s )) s"
+  finish
 }

@@ -3,7 +3,7 @@
 # against no epilogue, bias only and the tanh form (Nsight Compute, clocks
 # left alone): whether a GELU with fewer instructions would pay.
 # Carry [".carry/quick"]. `OUT=$OUT bash notes/call29.sh`
-. notes/quick-preamble.sh
+. notes/call-base.sh
 timeout 400 python3 bench/ncu_gemm.py --bin $B --work /tmp/kn --out $R/ncu --no-torch \
   --shapes "bert-ffn1=4096,768,3072" --epilogues none,bias,gelu,gelu_tanh 2>&1 | tail -8
 for f in $R/ncu/*.txt; do
@@ -12,5 +12,4 @@ for f in $R/ncu/*.txt; do
   grep -E "Stall|stall" $f | head -3 | cut -c1-200
 done
 rm -f $R/ncu/*.ncu-rep
-tar -czf $OUT/results.tar.gz -C $R .
-echo "== session took $(( $(date +%s) - s )) s"
+finish

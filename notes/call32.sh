@@ -7,15 +7,8 @@
 . notes/call-common.sh
 timeout 120 test/gpu/gpu_check.sh $K/bin $K/engines $R/check engines | grep -v '^PASS ' | tail -8
 tar -czf $OUT/results.tar.gz -C $R .
-for side in old bin old bin; do
-  timeout 60 python3 bench/ncu_gemm.py --bin $K/$side --work /tmp/kn-$side --out $R/ncu-$side --no-torch \
-    --shapes "bert-ffn1=4096,768,3072" --epilogues gelu 2>&1 | tail -1
-  f=$R/ncu-$side/bert-ffn1+gelu-kiln-auto.txt
-  echo "== $side: $(grep -E '^ +(Duration|SM Frequency|Elapsed Cycles|Executed Instructions  )' $f | awk '{print $1, $2, $NF}' | tr '\n' ' ')"
-  rm -f $R/ncu-$side/*.ncu-rep
-done
+for side in old bin old bin; do ncu_gelu $K/$side $side; done
 m 90 --only gemm,gemm-gelu --gemm-dtypes fp16 --batch 20 --gemm-paths auto
 tar -czf $OUT/results.tar.gz -C $R .
 rp 240 --models bert-base,gpt2-small --shapes 32x128,8x512,1x128 --dtypes fp16 --peers eager,compile-default,compile-reduce-overhead,kiln
-tar -czf $OUT/results.tar.gz -C $R .
-echo "== session took $(( $(date +%s) - s )) s"
+finish

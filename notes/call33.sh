@@ -2,8 +2,7 @@
 # The final build's GEMMs in bf16 (the zoo, 4096^3, 8192^3 and the fused GELU
 # against cuBLAS graphed), fp16 ran in call32. Carry [".carry/quick"].
 # `OUT=$OUT bash notes/call33.sh`
-. notes/quick-preamble.sh
+. notes/call-base.sh
 timeout 150 python3 bench/micro.py --bin $B --work /tmp/km --results $R/bench --runs 100 --batch 20 \
   --only gemm,gemm-gelu --gemm-dtypes bf16 2>&1 | grep "^| gemm.*| kiln\|^| gemm.*(graph)\|FAIL\|rror"
-tar -czf $OUT/results.tar.gz -C $R .
-echo "== session took $(( $(date +%s) - s )) s"
+finish
