@@ -147,6 +147,10 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
          << ";\n  static constexpr bool STREAM_K = "
          << (s.config.getBool("stream_k") ? "true" : "false")
          << ", SWAP_AB = " << (l.swapped ? "true" : "false") << ";\n";
+    // The staged epilogue's rows a trip (Heuristics.cpp checks them).
+    if (tma && s.config.has("epi_rows"))
+      os << "  static constexpr int EPI_ROWS = " << s.config.getInt("epi_rows")
+         << ";\n";
     // Split-K (matmul_sm90.cuh's reduce_split_tile): its stores take 8
     // outputs at once where rows are whole 16-byte chunks.
     if (tma && s.config.getInt("split_k", 1) > 1)

@@ -695,6 +695,20 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
     c.set("stage_out", ConfigValue::ofBool(stageOut));
   else
     c.erase("stage_out");
+  // epi_rows (staged epilogue): rows of 8 outputs a thread loads, computes
+  // and stores at once in its row walk (matmul_sm90.cuh), where the walk
+  // keeps a thread's column (tile_n / 8 divides 128, not swapped). A thread
+  // walks rows * tile_n / 1024 rows; epi_rows must divide them.
+  if (c.has("epi_rows")) {
+    const int64_t u = c.getInt("epi_rows");
+    const int64_t walked = rows * bn / 1024;
+    if (!stageOut || l.swapped || 128 % (bn / 8) != 0 || bn % 8 != 0)
+      return no("epi_rows applies to the staged epilogue of tiles whose "
+                "tile_n / 8 divides 128 (not swapped)");
+    if (u < 1 || walked % u != 0)
+      return no("epi_rows must divide the " + std::to_string(walked) +
+                " rows a thread's epilogue walks");
+  }
   // tma_store (TMA kernel): the epilogue's results written to shared memory
   // in 64-column blocks and stored by the copy engine (matmul_sm90.cuh's
   // store_wgmma_tile_tma): whole 32-byte sectors, where the direct path's

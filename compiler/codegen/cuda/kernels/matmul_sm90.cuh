@@ -157,6 +157,17 @@ struct tma_store_of<P, decltype(void(P::TMA_STORE))> {
   static constexpr bool value = P::TMA_STORE;
 };
 
+/// P::EPI_ROWS (the staged epilogue's option): the rows of 8 outputs a
+/// thread loads, computes and stores per trip of its row walk, else 0
+/// (two, or one where a thread walks a single row).
+template <class P, class = void> struct epi_rows_of {
+  static constexpr int value = 0;
+};
+template <class P>
+struct epi_rows_of<P, decltype(void(P::EPI_ROWS))> {
+  static constexpr int value = P::EPI_ROWS;
+};
+
 /// P::CLUSTER (the TMA kernel's option): blocks of a cluster that share
 /// each B tile through TMA multicast, else 1.
 template <class P, class = void> struct cluster_of {
@@ -785,16 +796,34 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
   constexpr bool WHOLE_M = P::M % P::BM == 0, WHOLE_N = P::N % P::BN == 0;
   if constexpr (WHOLE_N && 128 % CHUNKS == 0) {
     constexpr int STEP = 128 / CHUNKS;
+    // EPI_ROWS rows a trip: all their loads, then all their epilogues, then
+    // all their stores, so that many rows' epilogue math is independent
+    // work for the one warp a scheduler has here.
+    constexpr int U = epi_rows_of<P>::value > 0 ? epi_rows_of<P>::value
+                      : WM / STEP >= 2              ? 2
+                                                    : 1;
+    static_assert(U >= 1 && (WM / STEP) % U == 0,
+                  "EPI_ROWS divides the rows a thread walks");
     const int cc = (t % CHUNKS) * 8;
     const I gn = n0 + cc;
-#pragma unroll 2
-    for (int r = t / CHUNKS; r < WM; r += STEP) {
-      const I gm = m0 + r;
-      const I gl = WHOLE_M || gm < P::M ? gm : P::M - 1; // the rows loaded
-      const Vec<T, 8> x = load_vec<8>(Os + r * PITCH + cc);
-      const Vec<T, 8> y = epilogue_row8<P>(x, c, gl, gn);
-      if (WHOLE_M || gm < P::M)
-        st_global_v8(O + gm * P::N + gn, y);
+#pragma unroll 1
+    for (int r = t / CHUNKS; r < WM; r += STEP * U) {
+      Vec<T, 8> x[U], y[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+        x[u] = load_vec<8>(Os + (r + u * STEP) * PITCH + cc);
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const I gm = m0 + r + u * STEP;
+        const I gl = WHOLE_M || gm < P::M ? gm : P::M - 1; // the rows loaded
+        y[u] = epilogue_row8<P>(x[u], c, gl, gn);
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const I gm = m0 + r + u * STEP;
+        if (WHOLE_M || gm < P::M)
+          st_global_v8(O + gm * P::N + gn, y[u]);
+      }
     }
     return;
   } else if constexpr (WHOLE_N && P::BN % 64 == 0) {
