@@ -151,6 +151,8 @@ bool emitMatmul(const LaunchSpec &s, KernelSource &out, std::string &error) {
     if (tma && s.config.has("epi_rows"))
       os << "  static constexpr int EPI_ROWS = " << s.config.getInt("epi_rows")
          << ";\n";
+    if (tma && s.config.getBool("epi_regs", false))
+      os << "  static constexpr bool EPI_REGS = true;\n";
     // Split-K (matmul_sm90.cuh's reduce_split_tile): its stores take 8
     // outputs at once where rows are whole 16-byte chunks.
     if (tma && s.config.getInt("split_k", 1) > 1)

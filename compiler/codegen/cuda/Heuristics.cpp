@@ -699,16 +699,6 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   // and stores at once in its row walk (matmul_sm90.cuh), where the walk
   // keeps a thread's column (tile_n / 8 divides 128, not swapped). A thread
   // walks rows * tile_n / 1024 rows; epi_rows must divide them.
-  if (c.has("epi_rows")) {
-    const int64_t u = c.getInt("epi_rows");
-    const int64_t walked = rows * bn / 1024;
-    if (!stageOut || l.swapped || 128 % (bn / 8) != 0 || bn % 8 != 0)
-      return no("epi_rows applies to the staged epilogue of tiles whose "
-                "tile_n / 8 divides 128 (not swapped)");
-    if (u < 1 || walked % u != 0)
-      return no("epi_rows must divide the " + std::to_string(walked) +
-                " rows a thread's epilogue walks");
-  }
   // tma_store (TMA kernel): the epilogue's results written to shared memory
   // in 64-column blocks and stored by the copy engine (matmul_sm90.cuh's
   // store_wgmma_tile_tma): whole 32-byte sectors, where the direct path's
@@ -740,6 +730,24 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
   }
   if (tma)
     c.set("tma_store", ConfigValue::ofBool(tmaStore));
+  // epi_regs (staged epilogue): the epilogue program on the accumulators
+  // in registers, the staged tile holding its results. Elsewhere it quietly
+  // stays off, as stage_out does (the swapped staged epilogue always works
+  // so; the other epilogues have no staged tile).
+  if (c.has("epi_regs") && (!stageOut || l.swapped))
+    c.erase("epi_regs");
+  if (c.getBool("epi_regs", false) && c.has("epi_rows"))
+    return no("epi_rows is the row walk's: with epi_regs there is none");
+  if (c.has("epi_rows")) {
+    const int64_t u = c.getInt("epi_rows");
+    const int64_t walked = rows * bn / 1024;
+    if (!stageOut || l.swapped || 128 % (bn / 8) != 0 || bn % 8 != 0)
+      return no("epi_rows applies to the staged epilogue of tiles whose "
+                "tile_n / 8 divides 128 (not swapped)");
+    if (u < 1 || walked % u != 0)
+      return no("epi_rows must divide the " + std::to_string(walked) +
+                " rows a thread's epilogue walks");
+  }
   const int64_t bytes = base + (stageOut ? staging : 0) + storeBytes +
                         (split > 1 ? bm * (bn + 8) * 4 : 0);
   if (bytes > kMaxDynamicSmem)

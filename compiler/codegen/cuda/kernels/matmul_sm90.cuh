@@ -168,6 +168,17 @@ struct epi_rows_of<P, decltype(void(P::EPI_ROWS))> {
   static constexpr int value = P::EPI_ROWS;
 };
 
+/// P::EPI_REGS (the staged epilogue's option): P::epilogue runs on the
+/// accumulators in registers and the staged tile holds its results, else
+/// the tile holds the products and the row walk runs the epilogue.
+template <class P, class = void> struct epi_regs_of {
+  static constexpr bool value = false;
+};
+template <class P>
+struct epi_regs_of<P, decltype(void(P::EPI_REGS))> {
+  static constexpr bool value = P::EPI_REGS;
+};
+
 /// P::CLUSTER (the TMA kernel's option): blocks of a cluster that share
 /// each B tile through TMA multicast, else 1.
 template <class P, class = void> struct cluster_of {
@@ -736,6 +747,14 @@ __device__ __forceinline__ void st_global_v8(T *p, const Vec<T, 8> &v) {
                "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]));
 }
 
+/// A 4-byte shared store. No "memory" clobber: that would make the
+/// compiler reload the epilogue's operands (a bias) after every store; the
+/// fence and barrier after the stores are asm volatile with the clobber,
+/// and volatile asm keeps its order.
+__device__ __forceinline__ void st_shared_u32(u32 addr, u32 v) {
+  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v));
+}
+
 /// P's epilogue on the 8 outputs (m, n .. n + 7) of a row, x their products
 /// rounded to T: P::epilogue8 where EmitMatmul gives it, else 8 calls.
 template <class P, class I>
@@ -771,6 +790,37 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
   constexpr u32 PITCH = wgmma_tma_shape<P>::OUT_PITCH;
   const int t = threadIdx.x & 127;
   named_barrier(bar, 128); // The last tile's reads of Os are done.
+  constexpr int CHUNKS = P::BN / 8;
+  constexpr bool WHOLE_M = P::M % P::BM == 0, WHOLE_N = P::N % P::BN == 0;
+  if constexpr (epi_regs_of<P>::value) {
+    // The epilogue on the accumulators, where a thread has all of its 64 *
+    // MI * BN / 128 outputs as independent work (the row walk has EPI_ROWS
+    // rows of 8), then the results leave in 16-byte rows. Past the
+    // product's edge the epilogue reads the last row's or column's
+    // operands and nothing is stored (N % 8 == 0: a chunk is all in or all
+    // out). The 4-byte shared stores have no memory clobber, so a bias is
+    // loaded once per column, not again after every store.
+    const u32 os = smem_addr(Os);
+    for_each_wgmma_pair<P>(acc, [&](int r, int cc, float v0, float v1) {
+      const I gm = m0 + r, gn = n0 + cc;
+      const I gl = WHOLE_M || gm < P::M ? gm : P::M - 1;
+      const I g0 = WHOLE_N || gn < P::N ? gn : P::N - 1;
+      const I g1 = WHOLE_N || gn + 1 < P::N ? gn + 1 : P::N - 1;
+      const u32 bits =
+          static_cast<u32>(P::epilogue(v0, c, gl, g0).bits) |
+          (static_cast<u32>(P::epilogue(v1, c, gl, g1).bits) << 16);
+      st_shared_u32(os + 2 * (r * PITCH + cc), bits);
+    });
+    named_barrier(bar, 128);
+#pragma unroll 4
+    for (int v = t; v < WM * CHUNKS; v += 128) {
+      const int r = v / CHUNKS, cc = (v % CHUNKS) * 8;
+      const I gm = m0 + r, gn = n0 + cc;
+      if ((WHOLE_M || gm < P::M) && (WHOLE_N || gn < P::N))
+        st_global_v8(O + gm * P::N + gn, load_vec<8>(Os + r * PITCH + cc));
+    }
+    return;
+  }
   for_each_wgmma_pair<P>(acc, [&](int r, int cc, float v0, float v1) {
     Vec<T, 2> pair;
     pair[0] = from_compute<T>(v0);
@@ -778,7 +828,6 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
     store_vec<2>(Os + r * PITCH + cc, pair);
   });
   named_barrier(bar, 128);
-  constexpr int CHUNKS = P::BN / 8;
   // Where 128 is a multiple of CHUNKS, a thread's column chunk is the same
   // in every row it takes (rows t / CHUNKS, + 128 / CHUNKS, ...): the loop
   // walks those rows with the chunk fixed, so what the epilogue reads per
@@ -793,7 +842,6 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
   // attention output) walk 64-column blocks one after the other, 16 rows
   // of 8 chunks a pass, the chunk fixed within a block; the generic loop
   // below changed a thread's column every trip and kept one row in flight.
-  constexpr bool WHOLE_M = P::M % P::BM == 0, WHOLE_N = P::N % P::BN == 0;
   if constexpr (WHOLE_N && 128 % CHUNKS == 0) {
     constexpr int STEP = 128 / CHUNKS;
     // EPI_ROWS rows a trip: all their loads, then all their epilogues, then
@@ -919,13 +967,6 @@ template <int N> __device__ __forceinline__ void bulk_wait_read() {
 /// Waits until all of this thread's bulk async-groups have completed.
 __device__ __forceinline__ void bulk_wait_all() {
   asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
-}
-/// A 4-byte shared store. No "memory" clobber: that would make the
-/// compiler reload the epilogue's operands (a bias) after every store; the
-/// fence and barrier after the stores are asm volatile with the clobber,
-/// and volatile asm keeps its order.
-__device__ __forceinline__ void st_shared_u32(u32 addr, u32 v) {
-  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v));
 }
 
 /// The TMA-store epilogue of one consumer warpgroup (P::TMA_STORE): its
