@@ -174,7 +174,7 @@ const std::set<std::string> &tuningKeys(const std::string &kind) {
        {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n",
         "stage_out", "stages", "split_k", "warpgroups", "tma", "group_m",
         "pingpong", "cluster", "algo", "lt_version", "tma_store", "stream_k",
-        "swap_ab"}},
+        "swap_ab", "epi_rows", "epi_regs"}},
       {"attention", {"variant", "block_m", "block_n", "q_tiles"}},
       {"conv",
        {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n", "stage_out",
