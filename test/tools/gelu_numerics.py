@@ -33,10 +33,11 @@ def main():
     src = open(sys.argv[1]).read()
     erfc_consts = floats(body(src, "half_erfc_abs"))
     # 0.5 / sqrt(2) and 1 (t's fma), the polynomial's coefficients (log2(e)
-    # folded in, highest degree first), sqrt(log2(e) / 2).
-    if len(erfc_consts) < 8 or abs(erfc_consts[0] - 0.5 / math.sqrt(2)) > 1e-9 or erfc_consts[1] != 1.0:
+    # folded in, highest degree first), -log2(e) / 2 (a^2's factor).
+    if (len(erfc_consts) < 8 or abs(erfc_consts[0] - 0.5 / math.sqrt(2)) > 1e-9 or erfc_consts[1] != 1.0
+            or abs(erfc_consts[-1] + math.log2(math.e) / 2) > 1e-9):
         sys.exit(f"gelu_numerics: half_erfc_abs's constants changed shape: {erfc_consts}")
-    poly, usc = erfc_consts[2:-1], erfc_consts[-1]
+    poly, sq = erfc_consts[2:-1], erfc_consts[-1]
     tanh_consts = floats(body(src, "gelu_tanh"))  # sqrt(2/pi), 0.044715, -2 log2(e), 1
     rng = np.random.default_rng(0)
     x = np.concatenate([np.linspace(-12, 12, 400001, dtype=f),
@@ -47,8 +48,9 @@ def main():
         p = np.full_like(a, f(poly[0]))
         for c in poly[1:]:
             p = (p * t + f(c)).astype(f)
-        u = (a * f(usc)).astype(f)
-        p = (-u * u + p).astype(f)
+        q = (a * a).astype(f)
+        # fma: the f32 product is exact in f64, one rounding to f32 after.
+        p = (q.astype(np.float64) * np.float64(f(sq)) + p.astype(np.float64)).astype(f)
         return (t * np.exp2(p)).astype(f)
 
     def gelu32(x):
