@@ -6,7 +6,8 @@
 # without epi_regs, then the GEMM floor (bench/gemm_floor.py) against those
 # rows. The build also has the GELU's -u^2 as a^2 (-log2(e) / 2), one
 # instruction an element fewer (SASS on the CPU: 1762 -> 1746 in the kernel,
-# FMUL 64 -> 48). Carry [".carry/quick"]. `OUT=$OUT bash notes/call34.sh`
+# FMUL 64 -> 48), and f16 adds, subtracts and multiplies of fused programs as
+# one f16 instruction (kiln::add_f16; 1746 -> 1698). Carry [".carry/quick"]. `OUT=$OUT bash notes/call34.sh`
 . notes/call-base.sh
 mi() { local t=$(date +%s); echo "== micro $*"; timeout $1 python3 bench/micro.py --bin $B --work /tmp/km --results $R/bench --runs 100 --batch 20 "${@:2}" 2>&1 | grep -v "Warning\|warn(" | grep "^| gemm.*| kiln\|^| gemm.*(graph)\|FAIL\|rror" | tail -n 80; echo "== took $(( $(date +%s) - t )) s"; }
 mi 150 --only gemm-gelu --gemm-dtypes fp16 --gemm-paths auto,x:epi_regs=true,x:epi_rows=1,x:epi_rows=4,x:epi_rows=8

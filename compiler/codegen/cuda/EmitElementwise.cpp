@@ -369,6 +369,25 @@ bool fusedProgramStatements(const std::vector<FusedStep> &steps,
         continue;
       }
     }
+    // f16 add, sub and mul of two f16 values: one f16 instruction
+    // (common.cuh's add_f16: the f32 operation's result rounded to f16).
+    if ((steps[j].op == "add" || steps[j].op == "sub" ||
+         steps[j].op == "mul") &&
+        steps[j].args.size() == 2 && steps[j].dtype == DType::F16 &&
+        steps[j].attrs.all().empty()) {
+      bool halves = true;
+      std::string ab[2];
+      for (int k = 0; k < 2; ++k) {
+        const FusedStep::Arg &a = steps[j].args[k];
+        halves &= (a.input ? xt[a.index] : steps[a.index].dtype) == DType::F16;
+        ab[k] = a.input ? x[a.index] : "t" + std::to_string(a.index);
+      }
+      if (halves) {
+        code += tj + "kiln::" + steps[j].op + "_f16(" + ab[0] + ", " + ab[1] +
+                ");";
+        continue;
+      }
+    }
     // A one-op LaunchSpec gives elementwiseExpr the op, attrs and dtypes.
     LaunchSpec st;
     st.kind = "elementwise";
