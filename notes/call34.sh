@@ -17,6 +17,8 @@ timeout 150 python3 bench/ncu_gemm.py --bin $B --work /tmp/kn --out $R/ncu --no-
 for f in $R/ncu/*.txt; do echo "== $(basename $f): $(grep -E '^ +(Duration|SM Frequency|Elapsed Cycles|Executed Instructions  |Issue Slots Busy)' $f | awk '{print $1, $2, $NF}' | tr '\n' ' ')"; done
 rm -f $R/ncu/*.ncu-rep
 mi 120 --only gemm --gemm-dtypes fp16 --gemm-paths auto,x:epi_regs=true
+echo "== eltwise (fused f16 mul / add through kiln::mul_f16)"
+timeout 90 python3 bench/micro.py --bin $B --work /tmp/km --results $R/bench --runs 50 --only eltwise,eltwise-heads 2>&1 | grep "^| elt\|FAIL\|rror" | tail -8
 tar -czf $OUT/results.tar.gz -C $R .
 rr() { local t=$(date +%s); echo "== run.py $*"; timeout 240 python3 bench/run.py --bin $B --results $R/bench --models bert-base,gpt2-small --shapes 32x128,8x512 --dtypes fp16 "$@" 2>&1 | grep "^| bert\|^| gpt2\|FAIL\|rror" | tail -8; echo "== took $(( $(date +%s) - t )) s"; }
 rr --work /tmp/kw --peers eager,compile-default,compile-reduce-overhead,kiln
