@@ -695,10 +695,6 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
     c.set("stage_out", ConfigValue::ofBool(stageOut));
   else
     c.erase("stage_out");
-  // epi_rows (staged epilogue): rows of 8 outputs a thread loads, computes
-  // and stores at once in its row walk (matmul_sm90.cuh), where the walk
-  // keeps a thread's column (tile_n / 8 divides 128, not swapped). A thread
-  // walks rows * tile_n / 1024 rows; epi_rows must divide them.
   // tma_store (TMA kernel): the epilogue's results written to shared memory
   // in 64-column blocks and stored by the copy engine (matmul_sm90.cuh's
   // store_wgmma_tile_tma): whole 32-byte sectors, where the direct path's
@@ -738,6 +734,10 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
     c.erase("epi_regs");
   if (c.getBool("epi_regs", false) && c.has("epi_rows"))
     return no("epi_rows is the row walk's: with epi_regs there is none");
+  // epi_rows (staged epilogue): rows of 8 outputs a thread loads, computes
+  // and stores at once in its row walk (matmul_sm90.cuh), where the walk
+  // keeps a thread's column (tile_n / 8 divides 128, not swapped). A thread
+  // walks rows * tile_n / 1024 rows; epi_rows must divide them.
   if (c.has("epi_rows")) {
     const int64_t u = c.getInt("epi_rows");
     const int64_t walked = rows * bn / 1024;

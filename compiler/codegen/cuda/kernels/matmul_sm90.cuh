@@ -755,6 +755,22 @@ __device__ __forceinline__ void st_shared_u32(u32 addr, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v));
 }
 
+/// P::epilogue of the accumulator pair (v0, v1) at (gm, gn), (gm, gn + 1)
+/// into y0, y1; past the product's edge it reads the last row's or
+/// column's operands (the caller stores nothing there).
+template <class P, class I>
+__device__ __forceinline__ void
+epilogue_pair_clamped(const typename P::CT *__restrict__ c, I gm, I gn,
+                      float v0, float v1, typename P::T &y0,
+                      typename P::T &y1) {
+  constexpr bool WHOLE_M = P::M % P::BM == 0, WHOLE_N = P::N % P::BN == 0;
+  const I gl = WHOLE_M || gm < P::M ? gm : P::M - 1;
+  const I g0 = WHOLE_N || gn < P::N ? gn : P::N - 1;
+  const I g1 = WHOLE_N || gn + 1 < P::N ? gn + 1 : P::N - 1;
+  y0 = P::epilogue(v0, c, gl, g0);
+  y1 = P::epilogue(v1, c, gl, g1);
+}
+
 /// P's epilogue on the 8 outputs (m, n .. n + 7) of a row, x their products
 /// rounded to T: P::epilogue8 where EmitMatmul gives it, else 8 calls.
 template <class P, class I>
@@ -802,14 +818,11 @@ store_wgmma_tile_staged(typename P::T *__restrict__ O,
     // loaded once per column, not again after every store.
     const u32 os = smem_addr(Os);
     for_each_wgmma_pair<P>(acc, [&](int r, int cc, float v0, float v1) {
-      const I gm = m0 + r, gn = n0 + cc;
-      const I gl = WHOLE_M || gm < P::M ? gm : P::M - 1;
-      const I g0 = WHOLE_N || gn < P::N ? gn : P::N - 1;
-      const I g1 = WHOLE_N || gn + 1 < P::N ? gn + 1 : P::N - 1;
-      const u32 bits =
-          static_cast<u32>(P::epilogue(v0, c, gl, g0).bits) |
-          (static_cast<u32>(P::epilogue(v1, c, gl, g1).bits) << 16);
-      st_shared_u32(os + 2 * (r * PITCH + cc), bits);
+      T y0, y1;
+      epilogue_pair_clamped<P>(c, m0 + r, n0 + cc, v0, v1, y0, y1);
+      st_shared_u32(os + 2 * (r * PITCH + cc),
+                    static_cast<u32>(y0.bits) |
+                        (static_cast<u32>(y1.bits) << 16));
     });
     named_barrier(bar, 128);
 #pragma unroll 4
@@ -926,12 +939,8 @@ store_wgmma_tile_staged_swapped(typename P::T *__restrict__ O,
   const int t = threadIdx.x & 127;
   named_barrier(bar, 128); // The last tile's reads of Os are done.
   for_each_wgmma_pair<P>(acc, [&](int r, int cc, float v0, float v1) {
-    const I gm = m0 + r, gn = n0 + cc;
-    const I gl = WHOLE_M || gm < P::M ? gm : P::M - 1;
-    const I g0 = WHOLE_N || gn < P::N ? gn : P::N - 1;
-    const I g1 = WHOLE_N || gn + 1 < P::N ? gn + 1 : P::N - 1;
-    Os[cc * PITCH + r] = P::epilogue(v0, c, gl, g0);
-    Os[(cc + 1) * PITCH + r] = P::epilogue(v1, c, gl, g1);
+    epilogue_pair_clamped<P>(c, m0 + r, n0 + cc, v0, v1, Os[cc * PITCH + r],
+                             Os[(cc + 1) * PITCH + r]);
   });
   named_barrier(bar, 128);
   constexpr int CHUNKS = WM / 8; // 8 or 16: they divide 128
