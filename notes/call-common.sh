@@ -23,3 +23,17 @@ finish_with_tune() {
   fi
   finish
 }
+# must_shows: issue 6's must-show check (call37): gpu_check's engines, micro's
+# GEMMs and fused GELU in fp16 and bf16 (20 calls a sample), the model rows at
+# large batch and batch 1, the GEMM floor against them, then finish_with_tune.
+must_shows() {
+  timeout 90 test/gpu/gpu_check.sh $K/bin $K/engines $R/check engines | grep -v '^PASS ' | tail -8
+  tar -czf $OUT/results.tar.gz -C $R .
+  m 110 --only gemm,gemm-gelu --gemm-dtypes fp16,bf16 --batch 20 --gemm-paths auto
+  tar -czf $OUT/results.tar.gz -C $R .
+  rp 170 --models bert-base,gpt2-small --shapes 32x128,8x512,1x128 --dtypes fp16 --runs 50 --peers eager,compile-default,compile-reduce-overhead,kiln
+  tar -czf $OUT/results.tar.gz -C $R .
+  local J=$(ls -t $R/bench/*/run-*.json | head -1)
+  timeout 40 python3 bench/gemm_floor.py --rows $J --out $R/bench --runs 30 2>&1 | tail -6
+  finish_with_tune
+}
