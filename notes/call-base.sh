@@ -23,3 +23,8 @@ ncu_gelu() {
     $R/ncu-$2/bert-ffn1+gelu-kiln-auto.txt | awk '{print $1, $2, $NF}' | tr '\n' ' ')"
   rm -f $R/ncu-$2/*.ncu-rep
 }
+# m TIMEOUT MICRO-ARGS...: micro.py's Kiln and graphed-torch GEMM rows (binaries
+# under B, results under $R/bench).
+m() { local t=$(date +%s); echo "== micro $*"; timeout $1 python3 bench/micro.py --bin $B --work /tmp/km --results $R/bench --runs 100 "${@:2}" 2>&1 | grep -v "Warning\|warn(" | grep "^| gemm.*| kiln\|^| gemm.*(graph)\|FAIL\|rror" | tail -n 80; echo "== took $(( $(date +%s) - t )) s"; }
+# FFN2_PATHS: --gemm-paths of the BERT/GPT-2 1x128 FFN2 sweep (call38, call39).
+FFN2_PATHS=auto,cublaslt,x:split_k=8,x:split_k=2,x:split_k=8+stages=4,x:stages=4,x:tile_n=32+split_k=4,x:tile_n=32+split_k=8,x:tile_n=32+split_k=2,x:tile_n=32+split_k=4+stages=8,x:stream_k=true,x:tile_n=32+stream_k=true,x:tile_n=128+split_k=8

@@ -1,12 +1,10 @@
 # Sourced by notes/call*.sh on the GPU machine: unpacks the carry into $K,
-# then notes/call-base.sh (log, R, s, finish), and defines m TIMEOUT
-# MICRO-ARGS... (micro.py's Kiln and graphed-torch GEMM rows, results under
-# $R/bench).
+# then notes/call-base.sh (log, R, s, finish, m), with m on the pack's binaries.
 K=/tmp/kiln
 mkdir -p $K
 tar -xJf .carry/pack.tar.xz -C $K
 . notes/call-base.sh
-m() { local t=$(date +%s); echo "== micro $*"; timeout $1 python3 bench/micro.py --bin $K/bin --work /tmp/km --results $R/bench --runs 100 "${@:2}" 2>&1 | grep -v "Warning\|warn(" | grep "^| gemm.*| kiln\|^| gemm.*(graph)\|FAIL\|rror" | tail -n 80; echo "== took $(( $(date +%s) - t )) s"; }
+B=$K/bin # m (call-base.sh) runs the pack's binaries
 # rp TIMEOUT RUN-ARGS...: bench/run.py's model rows (the exports and
 # engines under /tmp/kw).
 rp() { local t=$(date +%s); echo "== run.py ${*:2}"; timeout $1 python3 bench/run.py --bin $K/bin --work /tmp/kw --results $R/bench "${@:2}" 2>&1 | grep "^| bert\|^| gpt2\|FAIL\|rror" | tail -8; echo "== took $(( $(date +%s) - t )) s"; }

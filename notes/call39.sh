@@ -7,9 +7,6 @@
 # `KILN_OPT=-O3 scripts/make_carry.sh`, carry [".carry/pack.tar.xz"].
 # `OUT=$OUT bash notes/call39.sh`
 . notes/call-common.sh
-P=auto,cublaslt,x:split_k=8,x:split_k=2,x:split_k=8+stages=4,x:stages=4
-P=$P,x:tile_n=32+split_k=4,x:tile_n=32+split_k=8,x:tile_n=32+split_k=2,x:tile_n=32+split_k=4+stages=8
-P=$P,x:stream_k=true,x:tile_n=32+stream_k=true,x:tile_n=128+split_k=8
-m 120 --only gemm --gemm-dtypes fp16,bf16 --batch 20 --labels "1x128 ffn2" --gemm-paths $P
+m 240 --only gemm --gemm-dtypes fp16,bf16 --batch 20 --labels "1x128 ffn2" --gemm-paths $FFN2_PATHS
 tar -czf $OUT/results.tar.gz -C $R .
 must_shows
