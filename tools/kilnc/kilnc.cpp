@@ -39,6 +39,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace cl = llvm::cl;
@@ -171,7 +172,7 @@ static mlir::LogicalResult measureMissing(mlir::ModuleOp module,
     if (!budget.exceeded())
       llvm::errs() << "measuring\n";
     else {
-      llvm::errs() << "--tune-budget=" << tuneBudget.getValue()
+      llvm::errs() << "--tune-budget=" << llvm::format("%g", tuneBudget.getValue())
                    << " s used up; keeps the heuristic\n";
       continue;
     }
@@ -321,6 +322,18 @@ int main(int argc, char **argv) {
   if (autotuneLevel != "off" && !kiln::autotune::parseSearchLevel(autotuneLevel)) {
     llvm::errs() << "kilnc: error: --autotune=" << autotuneLevel
                  << " is not a level (off, default or max)\n";
+    return 1;
+  }
+  // A budget is a count of seconds, 0 for none; a worker's timeout must be
+  // some time (infinity would let a hung candidate hang the compile).
+  if (!(tuneBudget >= 0)) {
+    llvm::errs() << "kilnc: error: --tune-budget=" << llvm::format("%g", tuneBudget.getValue())
+                 << " is not a number of seconds (0 or more; 0: no limit)\n";
+    return 1;
+  }
+  if (!(tuneTimeout > 0) || !std::isfinite(tuneTimeout)) {
+    llvm::errs() << "kilnc: error: --tune-timeout=" << llvm::format("%g", tuneTimeout.getValue())
+                 << " is not a number of seconds (more than 0, finite)\n";
     return 1;
   }
   kiln::autotune::TuningCache cache;
