@@ -2,6 +2,8 @@
 #include "autotune/SearchSpace.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <map>
 
 namespace kiln::autotune {
@@ -168,7 +170,8 @@ std::optional<SearchLevel> parseSearchLevel(const std::string &text) {
   return std::nullopt;
 }
 
-const std::set<std::string> &tuningKeys(const std::string &kind) {
+namespace {
+const std::map<std::string, std::set<std::string>> &allTuningKeys() {
   static const std::map<std::string, std::set<std::string>> keys = {
       {"matmul",
        {"path", "tile_m", "tile_n", "tile_k", "warps_m", "warps_n",
@@ -190,9 +193,52 @@ const std::set<std::string> &tuningKeys(const std::string &kind) {
       {"concat", {"vec"}},
       {"gather", {"vec"}},
   };
+  return keys;
+}
+} // namespace
+
+const std::set<std::string> &tuningKeys(const std::string &kind) {
   static const std::set<std::string> none;
-  auto it = keys.find(kind);
-  return it == keys.end() ? none : it->second;
+  auto it = allTuningKeys().find(kind);
+  return it == allTuningKeys().end() ? none : it->second;
+}
+
+std::vector<std::string> tunableKinds() {
+  std::vector<std::string> out;
+  for (const auto &[kind, keys] : allTuningKeys())
+    out.push_back(kind);
+  return out;
+}
+
+bool checkTuningValue(const std::string &key, const std::string &text,
+                      std::string &why) {
+  static const std::set<std::string> names = {"path", "variant"};
+  static const std::set<std::string> switches = {
+      "stage_out", "tma", "pingpong", "tma_store", "stream_k", "swap_ab",
+      "epi_regs"};
+  if (names.count(key)) {
+    if (!text.empty())
+      return true;
+    why = key + " needs a name, not an empty value";
+    return false;
+  }
+  if (switches.count(key)) {
+    if (text == "true" || text == "false")
+      return true;
+    why = key + "=" + text + ": " + key + " is true or false";
+    return false;
+  }
+  const int64_t lo = key == "algo" || key == "lt_version" ? 0 : 1;
+  const int64_t hi = key == "lt_version" ? INT32_MAX : 65536;
+  int64_t v = 0;
+  const char *first = text.data(), *last = text.data() + text.size();
+  auto [end, ec] = std::from_chars(first, last, v);
+  if (text.empty() || ec != std::errc() || end != last || v < lo || v > hi) {
+    why = key + "=" + text + ": " + key + " is a whole number in [" +
+          std::to_string(lo) + ", " + std::to_string(hi) + "]";
+    return false;
+  }
+  return true;
 }
 
 std::vector<TuningConfig> searchSpace(const std::string &kind,

@@ -30,6 +30,20 @@ std::optional<SearchLevel> parseSearchLevel(const std::string &text);
 /// leaves out); empty for kinds with nothing to tune.
 const std::set<std::string> &tuningKeys(const std::string &kind);
 
+/// The kinds that have tuning keys, in name order.
+std::vector<std::string> tunableKinds();
+
+/// Whether `text` has the type and range of `key`'s values: a name for
+/// `path` and `variant`, true or false for the switches (stage_out, tma,
+/// pingpong, tma_store, stream_k, swap_ab, epi_regs), a whole number for
+/// the rest (from 0 for cuBLASLt's `algo` and `lt_version`, from 1 for
+/// tiles, stages, splits and counts, at most 65536; lt_version up to
+/// 2^31 - 1). False with `why` naming the key and the value. Whether a
+/// value suits a launch is the compiler's configureLaunch to judge; this
+/// keeps values it would compute with (tile_m = 0 divides) out of it.
+bool checkTuningValue(const std::string &key, const std::string &text,
+                      std::string &why);
+
 /// The unpruned candidates of `kind` on `arch` (wgmma ones only where the
 /// arch has it), in a fixed order; empty for kinds with nothing to tune.
 std::vector<TuningConfig> searchSpace(const std::string &kind,

@@ -87,6 +87,11 @@ bool applyTuningConfig(LaunchSpec &spec, const autotune::TuningConfig &config,
               "' is not a tuning key of " + spec.kind;
       return false;
     }
+    std::string why;
+    if (!autotune::checkTuningValue(key, text, why)) {
+      error = "launch @" + spec.name + " (" + spec.kind + "): " + why;
+      return false;
+    }
     next.set(key, configValueFromText(text));
   }
   LaunchSpec trial = spec;

@@ -193,6 +193,26 @@ LogicalResult applyConfigSettings(ModuleOp module,
               "': matmul.tf32 is not a tuning key; use --precision=tf32";
       return failure();
     }
+    // Only tuning keys: the others (the epilogue program, the operands'
+    // layout) are what the launch computes, not how.
+    const std::set<std::string> &tuning = autotune::tuningKeys(kind.str());
+    if (tuning.empty()) {
+      error = "--set '" + setting + "': '" + kind.str() +
+              "' is not a kind of launch with tuning keys (" +
+              llvm::join(autotune::tunableKinds(), ", ") + ")";
+      return failure();
+    }
+    if (!tuning.count(key.str())) {
+      error = "--set '" + setting + "': '" + key.str() +
+              "' is not a tuning key of " + kind.str() + " (" +
+              llvm::join(tuning, ", ") + ")";
+      return failure();
+    }
+    std::string why;
+    if (!autotune::checkTuningValue(key.str(), value.str(), why)) {
+      error = "--set '" + setting + "': " + why;
+      return failure();
+    }
     auto it = llvm::find_if(
         kinds, [&](const KindSettings &k) { return k.kind == kind; });
     if (it == kinds.end()) {

@@ -243,6 +243,35 @@ TEST(SearchSpace, SizesAndOrder) {
         EXPECT_TRUE(tuningKeys(kind).count(kv.first)) << kind << " " << kv.first;
 }
 
+TEST(SearchSpace, ValuesHaveTheirKeysTypes) {
+  std::string why;
+  // Every candidate of every space is a value of its key's type.
+  for (const std::string &kind : tunableKinds())
+    for (const TuningConfig &c : searchSpace(kind, SearchLevel::Max, "sm_90"))
+      for (const auto &[key, value] : c)
+        EXPECT_TRUE(checkTuningValue(key, value, why)) << kind << " " << why;
+  const std::pair<const char *, const char *> good[] = {
+      {"algo", "0"}, {"lt_version", "130100"}, {"tile_m", "65536"},
+      {"stage_out", "false"}};
+  for (const auto &[key, value] : good)
+    EXPECT_TRUE(checkTuningValue(key, value, why)) << why;
+  // Zero tiles divide; out-of-range, partial and non-numbers are refused
+  // by name.
+  const std::pair<const char *, const char *> bad[] = {
+      {"tile_m", "0"},      {"tile_n", "99999999999999999999"},
+      {"split_k", "-1"},    {"stages", "4x"},
+      {"vec", ""},          {"tile_k", "65537"},
+      {"algo", "-1"},       {"stage_out", "maybe"},
+      {"tma", "1"},         {"path", ""}};
+  for (const auto &[key, value] : bad)
+    EXPECT_FALSE(checkTuningValue(key, value, why)) << key << "=" << value;
+  EXPECT_FALSE(checkTuningValue("tile_m", "0", why));
+  EXPECT_EQ(why, "tile_m=0: tile_m is a whole number in [1, 65536]");
+  EXPECT_FALSE(checkTuningValue("stage_out", "maybe", why));
+  EXPECT_EQ(why, "stage_out=maybe: stage_out is true or false");
+  EXPECT_EQ(tunableKinds().front(), "attention");
+}
+
 TEST(SearchSpace, PruneKeepsBaselineFirstAndDropsDuplicates) {
   const std::vector<TuningConfig> space = {
       {{"block_size", "32"}}, {{"block_size", "2000"}}, {{"block_size", "64"}},

@@ -135,7 +135,8 @@ static kiln::autotune::SearchLevel level() {
 
 /// --autotune=default|max: measures every tunable launch the cache lacks
 /// (in module order, until --tune-budget runs out), adds the winners to
-/// `cache` and writes it to --tuning-cache. One progress line per launch.
+/// `cache` and writes it to --tuning-cache after each. One progress line per
+/// launch.
 static mlir::LogicalResult measureMissing(mlir::ModuleOp module,
                                           const std::vector<kiln::LaunchTuning> &report,
                                           kiln::autotune::SearchLevel lvl,
@@ -200,21 +201,21 @@ static mlir::LogicalResult measureMissing(mlir::ModuleOp module,
                    << " s, GPU " << llvm::format("%.1f", r.gpuSeconds) << " s\n";
       measured.insert(t.signature);
       cache.insert(e);
+      // Written after each launch (atomically: a temporary file renamed),
+      // so that a later launch's error or an interrupt keeps what was
+      // measured, and the next compile resumes from it.
+      if (!tuningCachePath.empty() && !cache.write(tuningCachePath, error)) {
+        llvm::errs() << "kilnc: error: " << error << "\n";
+        return mlir::failure();
+      }
     }
     for (const std::string &n : r.notes)
       llvm::errs() << "  dropped: " << n << "\n";
   }
   llvm::errs() << "tune: " << tuned << " of " << todo << " launches measured in "
                << llvm::format("%.1f", budget.elapsed()) << " s\n";
-  if (tuned && !tuningCachePath.empty()) {
-    std::string error;
-    if (!cache.write(tuningCachePath, error)) {
-      llvm::errs() << "kilnc: error: " << error << "\n";
-      return mlir::failure();
-    }
-  } else if (tuned) {
+  if (tuned && tuningCachePath.empty())
     llvm::errs() << "tune: no --tuning-cache given, the results are not kept\n";
-  }
   return mlir::success();
 }
 
