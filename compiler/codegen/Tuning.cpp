@@ -43,6 +43,19 @@ ConfigValue configValueFromText(const std::string &text) {
   return ConfigValue::ofString(text);
 }
 
+bool tuningValueFromText(const std::string &kind, const std::string &key,
+                         const std::string &text, ConfigValue &value,
+                         std::string &why) {
+  if (!autotune::tuningKeys(kind).count(key)) {
+    why = "'" + key + "' is not a tuning key of " + kind;
+    return false;
+  }
+  if (!autotune::checkTuningValue(key, text, why))
+    return false;
+  value = configValueFromText(text);
+  return true;
+}
+
 autotune::KernelSignature kernelSignature(const LaunchSpec &spec,
                                           const autotune::Toolchain &toolchain) {
   autotune::KernelSignature sig;
@@ -82,17 +95,13 @@ bool applyTuningConfig(LaunchSpec &spec, const autotune::TuningConfig &config,
     if (!keys.count(key))
       next.set(key, value);
   for (const auto &[key, text] : config) {
-    if (!keys.count(key)) {
-      error = "launch @" + spec.name + " (" + spec.kind + "): '" + key +
-              "' is not a tuning key of " + spec.kind;
-      return false;
-    }
+    ConfigValue value;
     std::string why;
-    if (!autotune::checkTuningValue(key, text, why)) {
+    if (!tuningValueFromText(spec.kind, key, text, value, why)) {
       error = "launch @" + spec.name + " (" + spec.kind + "): " + why;
       return false;
     }
-    next.set(key, configValueFromText(text));
+    next.set(key, std::move(value));
   }
   LaunchSpec trial = spec;
   trial.config = std::move(next);

@@ -22,6 +22,14 @@ std::string configValueText(const ConfigValue &v);
 /// integer, true/false, else a string.
 ConfigValue configValueFromText(const std::string &text);
 
+/// `text` as the value of tuning key `key` of `kind`: false with `why` when
+/// `key` is not one of the kind's tuning keys or `text` is not of its type
+/// (autotune::checkTuningValue). The one gate for the tuning cache, the
+/// autotuner's candidates and --set.
+bool tuningValueFromText(const std::string &kind, const std::string &key,
+                         const std::string &text, ConfigValue &value,
+                         std::string &why);
+
 /// The signature of `spec`: kind, buffers (dtype, shape, alignment), every
 /// config key that is not a tuning key of the kind, and `toolchain`.
 autotune::KernelSignature kernelSignature(const LaunchSpec &spec,

@@ -202,15 +202,13 @@ LogicalResult applyConfigSettings(ModuleOp module,
               llvm::join(autotune::tunableKinds(), ", ") + ")";
       return failure();
     }
-    if (!tuning.count(key.str())) {
-      error = "--set '" + setting + "': '" + key.str() +
-              "' is not a tuning key of " + kind.str() + " (" +
-              llvm::join(tuning, ", ") + ")";
-      return failure();
-    }
+    codegen::ConfigValue parsed;
     std::string why;
-    if (!autotune::checkTuningValue(key.str(), value.str(), why)) {
+    if (!codegen::tuningValueFromText(kind.str(), key.str(), value.str(),
+                                      parsed, why)) {
       error = "--set '" + setting + "': " + why;
+      if (!tuning.count(key.str()))
+        error += " (" + llvm::join(tuning, ", ") + ")";
       return failure();
     }
     auto it = llvm::find_if(
@@ -220,7 +218,7 @@ LogicalResult applyConfigSettings(ModuleOp module,
       it = std::prev(kinds.end());
     }
     it->text.push_back(setting);
-    it->values.set(key.str(), codegen::configValueFromText(value.str()));
+    it->values.set(key.str(), std::move(parsed));
   }
   // All settings of a kind go into each launch of that kind together, on
   // top of its chosen config (heuristic, tuning cache or measurement), and
