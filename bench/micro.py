@@ -178,7 +178,7 @@ PATH_FLAGS = {
     "t64x128-c2-s8": ("--matmul-path=wgmma", "--set=matmul.warpgroups=1", "--set=matmul.tile_m=64",
                       "--set=matmul.tile_n=128", "--set=matmul.cluster=2", "--set=matmul.stages=8"),
     # The heuristic's choice with split-K forced off (against a split-K
-    # default for the TMA kernel, compiler/codegen/cuda/Heuristics.cpp).
+    # default for the TMA kernel, compiler/kernels/matmul/Heuristic.cpp).
     "sk1": ("--set=matmul.split_k=1",),
     # Split-K on the TMA kernel (clusters of 2, 4, 8 blocks per tile), for
     # products whose tiles do not fill the GPU (BERT 1x128); 64 x 128 tiles

@@ -1,9 +1,9 @@
 //===- CompileModule.cpp - Kernel-dialect module to a CompiledModel -------===//
 #include "compiler/codegen/CompiledModel.h"
 
-#include "compiler/codegen/LibraryCalls.h"
+#include "compiler/kernels/library/LibraryCalls.h"
 #include "compiler/codegen/TensorBytes.h"
-#include "compiler/codegen/cuda/CudaEmitter.h"
+#include "compiler/kernels/common/KernelSource.h"
 #include "compiler/lowering/Passes.h"
 #include "compiler/lowering/SpecBridge.h"
 #include "dialects/graph/GraphOps.h"
@@ -184,7 +184,7 @@ FailureOr<CompiledModel> compileModule(ModuleOp module,
     }
     std::string error;
     if (spec->kind == "matmul" &&
-        spec->config.getString("path") == "cublaslt") {
+        spec->config.get(codegen::keys::path) == "cublaslt") {
       Launch l;
       l.name = spec->name;
       l.kind = spec->kind;

@@ -24,7 +24,7 @@
 #define KILN_COMPILER_CODEGEN_COMPILEDMODEL_H
 
 #include "autotune/TensorMap.h"
-#include "compiler/codegen/KernelSpec.h"
+#include "compiler/kernels/common/KernelSpec.h"
 #include "compiler/nvrtc/NvrtcCompiler.h"
 #include "kiln/engine_writer.h"
 

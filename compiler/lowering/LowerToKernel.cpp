@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lowering/Passes.h"
 
-#include "compiler/codegen/KernelSpec.h"
+#include "compiler/kernels/common/KernelSpec.h"
 #include "compiler/codegen/TensorBytes.h"
 #include "compiler/evaluator/Tensor.h"
 #include "compiler/lowering/SpecBridge.h"

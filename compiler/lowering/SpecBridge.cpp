@@ -1,8 +1,8 @@
 //===- SpecBridge.cpp - kernel.launch <-> codegen::LaunchSpec -------------===//
 #include "compiler/lowering/SpecBridge.h"
 
-#include "compiler/codegen/LibraryCalls.h"
-#include "compiler/codegen/Tuning.h"
+#include "compiler/kernels/library/LibraryCalls.h"
+#include "compiler/kernels/Tuning.h"
 #include "compiler/evaluator/Tensor.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -195,11 +195,11 @@ LogicalResult applyConfigSettings(ModuleOp module,
     }
     // Only tuning keys: the others (the epilogue program, the operands'
     // layout) are what the launch computes, not how.
-    const std::set<std::string> &tuning = autotune::tuningKeys(kind.str());
+    const std::set<std::string> &tuning = codegen::tuningKeyNames(kind.str());
     if (tuning.empty()) {
       error = "--set '" + setting + "': '" + kind.str() +
               "' is not a kind of launch with tuning keys (" +
-              llvm::join(autotune::tunableKinds(), ", ") + ")";
+              llvm::join(codegen::tunableKinds(), ", ") + ")";
       return failure();
     }
     codegen::ConfigValue parsed;
@@ -228,7 +228,7 @@ LogicalResult applyConfigSettings(ModuleOp module,
   // are completed by the heuristics instead: the launch's other tuning keys
   // are dropped, as for an autotuner candidate.
   for (const KindSettings &k : kinds) {
-    const std::set<std::string> &tuning = autotune::tuningKeys(k.kind);
+    const std::set<std::string> &tuning = codegen::tuningKeyNames(k.kind);
     WalkResult r = module->walk([&](kernel::LaunchOp launch) {
       if (launch.getKind() != k.kind)
         return WalkResult::advance();
@@ -251,10 +251,10 @@ LogicalResult applyConfigSettings(ModuleOp module,
       // A setting that turns the product around (swap_ab) makes the old
       // tiles meaningless (128 x 96 tiles of the transpose are chosen for
       // it): such settings start from the heuristics directly.
-      const codegen::ConfigValue *swap = k.values.find("swap_ab");
+      const codegen::ConfigValue *swap = k.values.find(codegen::keys::swap_ab.name());
       const bool reframed =
           swap && swap->kind == codegen::ConfigValue::Kind::Bool &&
-          swap->b != spec->config.getBool("swap_ab");
+          swap->b != spec->config.get(codegen::keys::swap_ab);
       if (!reframed && tryOn(spec->config))
         return WalkResult::advance();
       codegen::Config untuned;
@@ -281,19 +281,24 @@ LogicalResult applyTuningCache(ModuleOp module,
                                const autotune::Toolchain &toolchain,
                                bool anyDriver,
                                const codegen::TargetOptions &target,
-                               std::vector<LaunchTuning> &report) {
+                               std::vector<LaunchTuning> &report,
+                               const std::set<std::string> *only) {
+  size_t index = 0;
   WalkResult r = module->walk([&](kernel::LaunchOp launch) {
     FailureOr<codegen::LaunchSpec> spec = specFromLaunch(launch);
     if (failed(spec))
       return WalkResult::interrupt();
     const autotune::KernelSignature sig =
         codegen::kernelSignature(*spec, toolchain);
+    const size_t at = index++;
+    if (only && (at >= report.size() || !only->count(sig.key())))
+      return WalkResult::advance();
     LaunchTuning t;
     t.name = spec->name;
     t.kind = spec->kind;
     t.signature = sig.key();
     t.source = "heuristic";
-    t.tunable = !autotune::tuningKeys(spec->kind).empty();
+    t.tunable = !codegen::tuningKeyNames(spec->kind).empty();
     const autotune::TuningEntry *entry =
         cache && t.tunable ? cache->lookup(sig, anyDriver) : nullptr;
     // A compile that measures (anyDriver false) measures a cuBLASLt choice
@@ -317,7 +322,10 @@ LogicalResult applyTuningCache(ModuleOp module,
       t.runnerUpMs = entry->runnerUpMs;
     }
     t.config = codegen::tuningConfigOf(*spec);
-    report.push_back(std::move(t));
+    if (only)
+      report[at] = std::move(t);
+    else
+      report.push_back(std::move(t));
     return WalkResult::advance();
   });
   return failure(r.wasInterrupted());

@@ -10,12 +10,14 @@
 #define KILN_COMPILER_LOWERING_SPECBRIDGE_H
 
 #include "autotune/TuningCache.h"
-#include "compiler/codegen/KernelSpec.h"
+#include "compiler/kernels/common/KernelSpec.h"
 #include "dialects/kernel/KernelOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Value.h"
+
+#include <set>
 
 namespace kiln {
 
@@ -98,13 +100,16 @@ struct LaunchTuning {
 /// heuristics' and is reconfigured for `target`, the rest keep theirs. One
 /// record per launch goes to `report`, in module order. An entry that does
 /// not give a valid launch is an error at the launch naming `cacheName`.
-mlir::LogicalResult applyTuningCache(mlir::ModuleOp module,
-                                     const autotune::TuningCache *cache,
-                                     const std::string &cacheName,
-                                     const autotune::Toolchain &toolchain,
-                                     bool anyDriver,
-                                     const codegen::TargetOptions &target,
-                                     std::vector<LaunchTuning> &report);
+/// With `only` (signatures), `report` already holds one record per launch
+/// and only the launches of those signatures are looked up, their records
+/// replaced: what a measurement added is applied without applying the
+/// rest of the cache again.
+mlir::LogicalResult applyTuningCache(
+    mlir::ModuleOp module, const autotune::TuningCache *cache,
+    const std::string &cacheName, const autotune::Toolchain &toolchain,
+    bool anyDriver, const codegen::TargetOptions &target,
+    std::vector<LaunchTuning> &report,
+    const std::set<std::string> *only = nullptr);
 
 } // namespace kiln
 

@@ -92,7 +92,7 @@ def Kernel_LaunchOp : Kernel_Op<"launch", [AttrSizedOperandSegments,
     broadcasting: `config.op`), `transpose`, `slice`, `trilu`, `concat`,
     `reduce`, `softmax`, `layer_norm`, `batch_norm`, `matmul` (batched
     matmul and gemm), `conv`, `pool`, `gather`, `gather_elements`. Codegen
-    documents the `config` keys of each (compiler/codegen/KernelSpec.h).
+    documents the `config` keys of each (compiler/kernels/common/KernelSpec.h).
 
     ```mlir
     kernel.launch @fc ins(%x, %w : memref<4x8xf32>, memref<8x16xf32>)

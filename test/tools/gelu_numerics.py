@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the GELU forms of compiler/codegen/cuda/kernels/common.cuh on the
+"""Checks the GELU forms of compiler/kernels/common/common.cuh on the
 CPU: reads op::gelu's half_erfc_abs polynomial and op::gelu_tanh's constants
 out of the header, evaluates them step by step in float32 (numpy, the
 special-function-unit reciprocal and exponential taken as correctly rounded)
