@@ -133,7 +133,7 @@ if [ -z "$BIN" ] && [ -z "$PACK" ] && [ -f "$ROOT/.carry/pack.tar.xz" ]; then
   PACK=$ROOT/.carry/pack.tar.xz
 fi
 if [ -n "$PACK" ]; then
-  rm -rf "$UNPACK"/bin "$UNPACK"/engines "$UNPACK"/node "$UNPACK"/base
+  rm -rf "${UNPACK:?}"/bin "${UNPACK:?}"/engines "${UNPACK:?}"/node "${UNPACK:?}"/base
   mkdir -p "$UNPACK" && tar -xJf "$PACK" -C "$UNPACK" || die "cannot unpack $PACK"
   BIN=${BIN:-$UNPACK/bin}
   [ -d "$UNPACK/engines" ] && ENGINES=${ENGINES:-$UNPACK/engines}
@@ -441,7 +441,8 @@ check_floor() {
   run_t python3 bench/gemm_floor.py ${rows:+--rows "$rows"} --out "$D" > "$D/floor.log" 2>&1
   rc=$?
   quiet < "$D/floor.log" | tail -n 8
-  DETAIL="GEMM floor${rows:+ against the bench rows}: see floor/floor.log"
+  if [ $rc = 0 ]; then DETAIL="GEMM floor${rows:+ against the bench rows}: floor/floor.log"
+  else DETAIL="gemm_floor.py failed (rc $rc): floor/floor.log"; fi
   return $(( rc != 0 ))
 }
 
