@@ -109,6 +109,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 OUTDIR=$(abspath "$OUTDIR") WORK=$(abspath "$WORK")
+[ -n "$OUTDIR" ] && [ -n "$WORK" ] || die "--out and --work need a folder"
 
 LIST=()
 for c in ${CHECKS//,/ }; do
