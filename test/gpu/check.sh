@@ -50,7 +50,8 @@
 #   --work DIR        exports, engines, caches (default /tmp/kiln-check-work)
 #   --deadline S      stop starting checks S seconds after the start, and cut each
 #                     check's time limit to what is left
-#   --timeout CHECK=S a check's time limit (repeatable; defaults below)
+#   --timeout CHECK=S a check's time limit (repeatable; the defaults, 90 to 420 s,
+#                     are the LIMIT table after this comment)
 #   --verbose         print every PASS line of the engines check too
 #   --bench-args, --micro-args, --ncu-args, --cublas-args "ARGS"  (bench default --quick)
 #   --noise X         bench with --bin-base: largest |new/base - 1| (default 0.03)
