@@ -13,6 +13,10 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+# Raw results (every run's JSON, tables, charts, logs): git-ignored.
+RESULTS = os.path.join(HERE, "out")
+# Curated summaries, one per GPU and date (bench/merge.py --baseline): committed.
+BASELINES = os.path.join(HERE, "baselines")
 
 # Stated tolerances: max |got - ref| / max |ref|, ref = PyTorch eager at the
 # same precision on the same inputs.
@@ -210,7 +214,8 @@ def slug(s):
 
 
 def results_dir(env, base=None):
-    base = base or os.path.join(HERE, "results")
+    """base/<date>-<gpu> (base default RESULTS), created."""
+    base = base or RESULTS
     d = os.path.join(base, f"{env['date']}-{slug(env.get('gpu'))}")
     os.makedirs(d, exist_ok=True)
     return d

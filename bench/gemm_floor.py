@@ -19,7 +19,7 @@ Operands are random normal (never zeros). Medians of CUDA events around one
 graph replay, after warm-up.
 
 Usage: gemm_floor.py [--models bert-base,gpt2-small] [--shapes 32x128,8x512]
-                     [--runs 50] [--rows bench/results/.../run-*.json]
+                     [--runs 50] [--rows bench/out/.../run-*.json]
 """
 import argparse
 import json
@@ -111,7 +111,7 @@ def main():
     ap.add_argument("--runs", type=int, default=50)
     ap.add_argument("--warmup", type=int, default=10)
     ap.add_argument("--rows", default=None, help="bench/run.py JSON of the same call: speed-up ceilings")
-    ap.add_argument("--out", default=None, help="results directory (default bench/results/<date>-<gpu>)")
+    ap.add_argument("--out", default=None, help="results directory (default bench/out/<date>-<gpu>)")
     a = ap.parse_args()
     import torch
     if not torch.cuda.is_available():

@@ -4,6 +4,8 @@ PNG chart. Later runs replace earlier ones for the same (model, shape, dtype).
 
 Usage: merge.py RESULTS_DIR            every run-*.json in it -> RESULTS_DIR/table.{md,json,png}
        merge.py -o OUTDIR A.json B.json ...
+       merge.py --baseline A.json ...  the curated summary: table.{md,json} (no PNG) in
+                                       bench/baselines/<date>-<gpu>/ of the last run
 """
 import argparse
 import glob
@@ -17,6 +19,8 @@ sys.path.insert(0, HERE)
 
 PEERS = ["eager", "compile-default", "compile-reduce-overhead", "compile-max-autotune"]
 SIDES = PEERS + ["kiln"]
+# The zoo's models in table order (bench/zoo.py ORDER; torch-free here).
+MODELS = ["bert-base", "gpt2-small", "llama-1b", "vit-b16", "resnet50"]
 SHORT = {"eager": "eager", "compile-default": "compile", "compile-reduce-overhead": "reduce-ovh",
          "compile-max-autotune": "max-autotune", "kiln": "Kiln"}
 
@@ -57,8 +61,7 @@ def merge_rows(runs):
             else:  # later sides replace earlier ones, others kept
                 old["sides"].update(r["sides"])
                 old["env"] = run.get("env", {})
-    order = {m: i for i, m in enumerate(
-        ["bert-base", "gpt2-small", "llama-1b", "vit-b16", "resnet50"])}
+    order = {m: i for i, m in enumerate(MODELS)}
     return sorted(key.values(), key=lambda r: (order.get(r["model"], 99), r["model"],
                                                [int(x) for x in r["shape"].split("x")],
                                                r["dtype"] != "fp16"))
@@ -144,6 +147,40 @@ def chart(rows, path):
     return True
 
 
+# run.py's defaults: a baseline's command line names only what differs.
+RUN_DEFAULTS = dict(runs=100, warmup=20, exporter="auto", kilnc_args="", kiln_precision=None, seed=0)
+
+
+def run_command(args):
+    """The bench/run.py command line that a run's recorded arguments stand for."""
+    cmd = ["python3 bench/run.py"] + (["--quick"] if args.get("quick") else [])
+    for key in ("models", "shapes", "dtypes", "peers") + tuple(RUN_DEFAULTS):
+        v = args.get(key)
+        if v is None or v == RUN_DEFAULTS.get(key) or (key == "models" and v == ",".join(MODELS)):
+            continue
+        cmd.append(f"--{key.replace('_', '-')}={v}" if str(v).startswith("-") else
+                   f"--{key.replace('_', '-')} {v}")
+    return " ".join(cmd)
+
+
+def write_baseline(runs, root=None):
+    """The curated summary of runs (bench/run.py JSON): table.md (the command
+    lines, environment and table) and table.json (what the table shows) in
+    root/<date>-<gpu>/ (root default bench/baselines/) of the last run.
+    Returns that folder."""
+    import common
+    envs = [r.get("env", {}) for r in runs]
+    d = common.results_dir(envs[-1], root or common.BASELINES)
+    rows = merge_rows(runs)
+    cmds = list(dict.fromkeys(run_command(e.get("args", {})) for e in envs))
+    md = (f"# Kiln against PyTorch: {envs[-1].get('gpu')}, {envs[-1].get('date')}\n\n"
+          + "Measured with\n\n" + "".join(f"    {c}\n" for c in cmds) + "\n" + markdown(rows, envs))
+    with open(os.path.join(d, "table.md"), "w") as f:
+        f.write(md)
+    common.write_json(os.path.join(d, "table.json"), dict(commands=cmds, envs=envs, rows=rows))
+    return d
+
+
 def write_table(runs, outdir, stem="table"):
     from common import write_json
     rows = merge_rows(runs)
@@ -160,6 +197,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", help="a results dir, or run JSON files")
     p.add_argument("-o", "--out", help="output dir (default: the results dir / the first file's dir)")
+    p.add_argument("--baseline", action="store_true",
+                   help="write the curated table.{md,json} to bench/baselines/<date>-<gpu>/ instead")
     a = p.parse_args(argv)
     files = []
     for x in a.paths:
@@ -174,6 +213,12 @@ def main(argv=None):
         with open(fn) as f:
             runs.append(json.load(f))
     runs.sort(key=lambda r: (r.get("env", {}).get("date", ""), r.get("env", {}).get("time", "")))
+    if a.baseline:
+        d = write_baseline(runs)
+        with open(os.path.join(d, "table.md")) as f:
+            print(f.read())
+        print(f"wrote {d}/table.md, table.json")
+        return 0
     out = a.out or (a.paths[0] if os.path.isdir(a.paths[0]) else os.path.dirname(os.path.abspath(files[0])))
     os.makedirs(out, exist_ok=True)
     md, png = write_table(runs, out)

@@ -39,7 +39,8 @@ the same way.
 Usage: micro.py [--only gemm,attention] [--runs 100] [--bin DIR] [--work DIR]
                 [--gemm-paths auto,wgmma] [--attention-paths auto,att-mma]
        micro.py --emit-onnx DIR     only write the ONNX models (no torch, no GPU)
-Writes bench/results/<date>-<gpu>/micro-<time>.{json,md}.
+Writes RESULTS/<date>-<gpu>/micro-<time>.{json,md} (--results, default
+bench/out/, git-ignored).
 """
 import argparse
 import os
@@ -601,7 +602,7 @@ def main(argv=None):
     p.add_argument("--copy-gib", type=float, default=2.0)
     p.add_argument("--bin", default=common.default_bin())
     p.add_argument("--work", default=os.path.join(HERE, "work", "micro"))
-    p.add_argument("--results", default=os.path.join(HERE, "results"))
+    p.add_argument("--results", default=common.RESULTS)
     p.add_argument("--emit-onnx", metavar="DIR", help="write the ONNX models only and exit (no torch)")
     p.add_argument("--gemm-paths", default="auto",
                    help="kilnc --matmul-path values for the gemm section, comma-separated (auto, mma, "

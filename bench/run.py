@@ -13,8 +13,10 @@ are not the export's example inputs. Compile time of every side is recorded
   --quick : fp16 only; eager, compile-reduce-overhead, Kiln; every model.
   full    : fp16 and fp32 eager, the three compile modes at fp16, Kiln at both.
 
-Writes bench/results/<date>-<gpu>/run-<time>-<tag>.{json,md,png} (JSON after
-every row, so a killed run keeps what it measured); bench/merge.py joins runs.
+Writes RESULTS/<date>-<gpu>/run-<time>-<tag>.{json,md,png} (--results,
+default bench/out/, git-ignored; the JSON after every row, so a killed run
+keeps what it measured); bench/merge.py joins runs. --baseline also writes the
+run's table and JSON as the curated summary bench/baselines/<date>-<gpu>/.
 """
 import argparse
 import gc
@@ -49,7 +51,10 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--bin", default=common.default_bin(), help="dir with kilnc and kiln-run")
     p.add_argument("--work", default=os.path.join(HERE, "work"), help="export/engine cache")
-    p.add_argument("--results", default=os.path.join(HERE, "results"))
+    p.add_argument("--results", default=common.RESULTS,
+                   help="raw results go to RESULTS/<date>-<gpu>/ (default bench/out/, git-ignored)")
+    p.add_argument("--baseline", action="store_true",
+                   help="also write the table and its JSON to bench/baselines/<date>-<gpu>/")
     p.add_argument("--exporter", default="auto", choices=["auto", "torchscript", "dynamo"])
     p.add_argument("--kilnc-args", default="",
                    help="extra kilnc arguments, separated by spaces or by commas before a '-' "
@@ -291,6 +296,8 @@ def main(argv=None):
     merge.chart(rows, stem + ".png")
     print(md)
     print(f"wrote {stem}.json/.md/.png; merge runs with: bench/merge.py {outdir}")
+    if a.baseline:
+        print(f"baseline: {merge.write_baseline([run])}")
     return 0
 
 

@@ -273,3 +273,36 @@ def export(name, shape, dtype, module_gpu, workdir, seed, exporter="auto"):
         if f["kind"] == "text":
             _set_attn(module_gpu, "sdpa")
     raise RuntimeError("; ".join(errors))
+
+
+def main(argv=None):
+    """`zoo.py export MODEL SHAPE DTYPE --work DIR [--inputs FILE.npz]`: the
+    row's export (cached under DIR/onnx as bench/run.py caches it) and,
+    with --inputs, the timed inputs bench/run.py would use. Prints the ONNX
+    path, then the kilnc --input-shape value."""
+    import argparse
+    p = argparse.ArgumentParser(description=main.__doc__)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("export")
+    e.add_argument("model", choices=ORDER)
+    e.add_argument("shape", help="e.g. 32x128 (batch only for images)")
+    e.add_argument("dtype", choices=["fp16", "fp32"])
+    e.add_argument("--work", required=True)
+    e.add_argument("--inputs", help="write the row's inputs here (npz)")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--exporter", default="auto", choices=["auto", "torchscript", "dynamo"])
+    a = p.parse_args(argv)
+    shape = tuple(int(x) for x in a.shape.split("x"))
+    if shape not in MODELS[a.model]["shapes"]:
+        p.error(f"{a.model} has no shape {a.shape}")
+    module = on_device(build(a.model, a.seed), a.dtype)
+    path, _ = export(a.model, shape, a.dtype, module, a.work, a.seed, a.exporter)
+    if a.inputs:
+        np.savez(a.inputs, **make_inputs(a.model, shape, a.dtype, a.seed))
+    print(path)
+    print(",".join(f"{n}={'x'.join(map(str, s))}" for n, s in input_shapes(a.model, shape).items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -2,14 +2,29 @@
 # Packs what a GPU-machine check needs from this (CPU) machine into
 # .carry/pack.tar.xz (git-ignored; the device tool carries at most 64 MiB with
 # the working tree): stripped binaries (bin/), the committed models compiled
-# to engines with their inputs and onnxruntime outputs (engines/), and the
-# ONNX node tests that import (node/; the GPU machine's onnx has no test data).
-# On the GPU machine: tar -xJf .carry/pack.tar.xz -C /tmp/kiln, then
-#   test/gpu/gpu_check.sh /tmp/kiln/bin /tmp/kiln/engines OUT [full|quick] /tmp/kiln/node
-# Usage: [KILN_OPT=-O3] scripts/make_carry.sh [BUILD_DIR]  (engines at KILN_OPT, default -O2)
+# to engines with their inputs and reference outputs (engines/), the ONNX
+# node tests that import (node/; the GPU machine's onnx has no test data)
+# and, with --base, a second build's stripped binaries (base/: the bench
+# check measures both side by side).
+# Usage: [KILN_OPT=-O3] scripts/make_carry.sh [BUILD_DIR] [--base BASE_BUILD_DIR] [--bin-only]
+#   BUILD_DIR default build/; engines at KILN_OPT (default -O2); --bin-only:
+#   binaries only (bin/, base/), for checks that need no carried engines.
+# On the GPU machine, with .carry/pack.tar.xz carried, from the repository root:
+#   test/gpu/check.sh --checks quick --tar        (it unpacks the pack itself)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${1:-$ROOT/build}
+BUILD=$ROOT/build BASE='' BIN_ONLY=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --base) BASE=${2:?--base needs a build dir}; shift ;;
+    --base=*) BASE=${1#*=} ;;
+    --bin-only) BIN_ONLY=1 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    -*) echo "make_carry: unknown option $1" >&2; exit 2 ;;
+    *) BUILD=$1 ;;
+  esac
+  shift
+done
 OPT=${KILN_OPT:--O2}
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
@@ -19,7 +34,8 @@ mkdir -p "$STAGE/bin" "$STAGE/engines" "$STAGE/node" "$ROOT/.carry"
 # those take the tf32 kernel too) as BASE.tf32.engine, with the f32
 # reference outputs (onnxruntime's; the evaluator's for the MLP) as
 # BASE.tf32.ort.npz and the evaluator's tf32 outputs as BASE.tf32.eval.npz
-# (gpu_check.sh compares against both, at tolerances scaled by max |ref|).
+# (test/gpu/check.sh's engines check compares against both, at tolerances
+# scaled by max |ref|).
 tf32_engine() {
   local model=$1 base=$2 inputs=$3 ref=$4
   shift 4
@@ -29,9 +45,24 @@ tf32_engine() {
   cp "$inputs" "$STAGE/engines/$base.tf32.inputs.npz"
   cp "$ref" "$STAGE/engines/$base.tf32.ort.npz"
 }
+# pack DIR...: the staged folders into .carry/pack.tar.xz.
+pack() {
+  tar -cJf "$ROOT/.carry/pack.tar.xz" -C "$STAGE" "$@"
+  du -h "$ROOT/.carry/pack.tar.xz"
+}
 for t in kilnc kiln-run kiln-eval kiln-inspect KilnRuntimeTest; do
   strip -o "$STAGE/bin/$t" "$BUILD/bin/$t"
 done
+if [ -n "$BASE" ]; then
+  mkdir -p "$STAGE/base"
+  for t in kilnc kiln-run kiln-eval kiln-inspect; do
+    strip -o "$STAGE/base/$t" "$BASE/bin/$t"
+  done
+fi
+if [ $BIN_ONLY = 1 ]; then
+  pack bin ${BASE:+base}
+  exit 0
+fi
 for m in "$ROOT"/test/models/data/*.onnx "$ROOT/examples/models/mlp.onnx"; do
   base=$(basename "${m%.onnx}")
   src=${m%.onnx}
@@ -51,7 +82,7 @@ PY
   "$BUILD/bin/kilnc" "$m" "$OPT" --input-shape "$spec" -o "$STAGE/engines/$base.engine"
   cp "$src.inputs.npz" "$src.ort.npz" "$STAGE/engines/"
   # The same model computed in fp16 (-O3: flash attention, epilogues, RMSNorm)
-  # against the evaluator's fp16 result (gpu_check.sh compares *.fp16.engine
+  # against the evaluator's fp16 result (test/gpu/check.sh compares *.fp16.engine
   # at a half-precision tolerance).
   "$BUILD/bin/kilnc" "$m" -O3 --precision=fp16 --input-shape "$spec" -o "$STAGE/engines/$base.fp16.engine"
   "$BUILD/bin/kiln-eval" "$m" -O3 --precision=fp16 --input-shape "$spec" --inputs "$src.inputs.npz" \
@@ -270,12 +301,11 @@ python3 "$ROOT/test/conformance/node_suite.py" --kilnc "$BUILD/bin/kilnc" --list
 # its random inputs and references, which xz's window cannot see across)
 # become hard links, which tar stores once.
 dedupe() {
-  local prev_sum= prev_file= sum file
+  local prev_sum='' prev_file='' sum file
   while read -r sum file; do
     if [ "$sum" = "$prev_sum" ]; then ln -f "$prev_file" "$file"; else prev_sum=$sum prev_file=$file; fi
   done < <(find "$@" -type f -size +64k -exec md5sum {} + | sort)
 }
 dedupe "$STAGE/engines"
-tar -cJf "$ROOT/.carry/pack.tar.xz" -C "$STAGE" bin engines node
-du -h "$ROOT/.carry/pack.tar.xz"
+pack bin engines node ${BASE:+base}
 echo "node tests: $(ls "$STAGE/node" | wc -l); engines: $(ls "$STAGE/engines"/*.engine | wc -l)"

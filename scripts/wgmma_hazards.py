@@ -7,7 +7,8 @@ wgmma.wait_group that covers it. ptxas 13.0 has been seen to schedule the
 epilogue's reads of the accumulators (F2FP conversions) above the final
 `WARPGROUP.DEPBAR.LE gsb0, 0x0`, right behind the k loop's `DEPBAR.LE gsb0,
 0x1`: the last k tile's group is still in flight and the tile comes out
-wrong (the staged swap_ab epilogue at 64 x 128 tiles, notes/issue-6.md).
+wrong (the staged swap_ab epilogue at 64 x 128 tiles; docs/design-notes.md,
+"the product as its transpose").
 
 The scan is linear over each function's SASS: an HGMMA puts its accumulator
 registers (Rd .. Rd + N/2 - 1 of an HGMMA.64xN F32) in flight, `DEPBAR.LE

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """CPU checks of the benchmark scripts' torch-free parts (bench/): the row
 plan, the precision check of exports, the merged table's ratios and (min-max)
-cells, and that a wrong or failed side shows as FAIL / KILN-FAIL instead of a
-time. Prints 'bench_check: N passed, M failed'."""
+cells, that a wrong or failed side shows as FAIL / KILN-FAIL instead of a
+time, the baseline's folder and command line, and compare.py's verdict on one
+run and on two builds. Prints 'bench_check: N passed, M failed'."""
 import json
 import os
 import sys
@@ -15,6 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import common  # noqa: E402
+import compare  # noqa: E402
 import merge  # noqa: E402
 import run  # noqa: E402
 import zoo  # noqa: E402
@@ -78,6 +80,28 @@ def main():
     check("launch count", "12" in cells, line)
     check("a wrong output shows FAIL, not a time", "FAIL (5.0e-01)" in md)
     check("a failed compile shows KILN-FAIL and its error", "KILN-FAIL" in md and "kilnc: boom" in md)
+    # The baseline: table.{md,json} under <root>/<date>-<gpu>/, with the command line.
+    env["args"] = dict(run.parse_args(["--quick", "--kilnc-args=-O3", "--runs", "50"]).__dict__)
+    with tempfile.TemporaryDirectory() as root:
+        d = merge.write_baseline(runs, root)
+        files = sorted(os.listdir(d))
+        with open(os.path.join(d, "table.md")) as f:
+            bmd = f.read()
+        check("baseline folder and files", d == os.path.join(root, "2026-01-01-gpu") and
+              files == ["table.json", "table.md"], f"{d} {files}")
+        check("baseline names its command", "python3 bench/run.py --quick --runs 50 --kilnc-args=-O3" in bmd,
+              bmd[:300])
+    # compare.py: one run's verdict, then new against base within the noise.
+    new = compare.rows_of(runs[0])
+    lines, failures = compare.verdict(new)
+    check("verdict: one row PASS, FAIL and KILN-FAIL rows fail",
+          failures == 2 and any("| m 1x8 | fp16 | PASS | 2.0000 | 1.0000 (compile-reduce-overhead) | 2.00 |"
+                                in l for l in lines), "\n".join(lines))
+    base = compare.rows_of(dict(rows=[dict(model="m", shape="1x8", dtype="fp16",
+                                           sides={"kiln": side(1.95)})]))
+    _, f_in = compare.verdict({k: v for k, v in new.items() if k[0] == "m 1x8"}, base, 0.03)
+    _, f_out = compare.verdict({k: v for k, v in new.items() if k[0] == "m 1x8"}, base, 0.01)
+    check("new/base 1.026: within 0.03, outside 0.01", f_in == 0 and f_out == 1, f"{f_in} {f_out}")
     passed = sum(results)
     print(f"bench_check: {passed} passed, {len(results) - passed} failed")
     return 0 if passed == len(results) else 1
