@@ -1,8 +1,8 @@
 //===- GpuMeasure.cpp - Timing tuning candidates on the GPU ---------------===//
 #include "autotune/GpuMeasure.h"
 
-#include "CublasLt.h"
-#include "Cuda.h"
+#include "kiln/internal/cublaslt.h"
+#include "kiln/internal/device.h"
 #include "kiln/kiln.h"
 
 #include <algorithm>

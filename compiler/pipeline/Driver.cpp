@@ -1,10 +1,10 @@
 //===- Driver.cpp - What kilnc and kiln-eval do, as a library -------------===//
 #include "compiler/pipeline/Driver.h"
 
-#include "Npy.h"
 #include "compiler/frontend/onnx/OnnxImporter.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "dialects/graph/GraphDialect.h"
+#include "support/npy/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"

@@ -1,6 +1,6 @@
 // cuBLASLt layer: loads libcublasLt with dlopen and prepares and runs
 // matmuls (fb::LibraryCall).
-#include "CublasLt.h"
+#include "kiln/internal/cublaslt.h"
 
 #include "Status.h"
 

@@ -1,6 +1,6 @@
 // Device layer: loads libcuda.so.1 with dlopen and turns CUDA results into
 // statuses.
-#include "Cuda.h"
+#include "kiln/internal/device.h"
 
 #include "Status.h"
 

@@ -1,5 +1,5 @@
 // Engine reader: layout, checksum, FlatBuffers and semantic verification.
-#include "EngineReader.h"
+#include "kiln/internal/engine_reader.h"
 
 #include "Status.h"
 

@@ -1,8 +1,8 @@
 // KilnEngineWriter: lays out and serializes engine files (format v1).
 #include "kiln/engine_writer.h"
 
-#include "EngineReader.h"
 #include "Status.h"
+#include "kiln/internal/engine_reader.h"
 
 #include <algorithm>
 #include <atomic>

@@ -9,9 +9,9 @@
 #ifndef KILN_RUNTIME_EXECUTOR_H
 #define KILN_RUNTIME_EXECUTOR_H
 
-#include "CublasLt.h"
-#include "Cuda.h"
-#include "EngineReader.h"
+#include "kiln/internal/cublaslt.h"
+#include "kiln/internal/device.h"
+#include "kiln/internal/engine_reader.h"
 
 #include <cstdlib>
 #include <map>

@@ -3,7 +3,7 @@
 #include "kiln/engine_writer.h"
 #include "kiln/kiln.h"
 
-#include "EngineReader.h"
+#include "kiln/internal/engine_reader.h"
 
 #include <gtest/gtest.h>
 

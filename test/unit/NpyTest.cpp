@@ -1,6 +1,6 @@
 // Unit tests for kiln::npy: .npy/.npz round trips, numpy-made fixtures, and
 // corrupt inputs that must fail with an error instead of crashing.
-#include "Npy.h"
+#include "support/npy/Npy.h"
 
 #include <gtest/gtest.h>
 

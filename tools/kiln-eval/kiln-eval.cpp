@@ -9,9 +9,9 @@
 // writes what was used.
 //
 //===----------------------------------------------------------------------===//
-#include "Npy.h"
 #include "compiler/evaluator/Evaluator.h"
 #include "compiler/pipeline/Driver.h"
+#include "support/npy/Npy.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"

@@ -11,7 +11,7 @@
 // FILE after the same verification.
 //
 //===----------------------------------------------------------------------===//
-#include "EngineReader.h"
+#include "kiln/internal/engine_reader.h"
 #include "kiln/kiln.h"
 
 #include <cstdio>

@@ -16,8 +16,8 @@
 // their ONNX nodes and their achieved GB/s or TFLOP/s.
 //
 //===----------------------------------------------------------------------===//
-#include "Npy.h"
 #include "kiln/kiln.h"
+#include "support/npy/Npy.h"
 
 #include <algorithm>
 #include <chrono>

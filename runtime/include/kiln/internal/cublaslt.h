@@ -1,16 +1,19 @@
 // cuBLASLt layer: the vendor matmul library, opened with dlopen at run time.
 //
+// Internal API of the runtime for Kiln's own libraries and tools (link
+// KilnRuntimeInternal): not installed, not part of the C API, no stable ABI.
+//
 // Nothing links against cuBLASLt. An engine whose plan has a library call
 // (fb::LibraryCall, chosen by the autotuner where it measured fastest) opens
 // $KILN_CUBLASLT_LIBRARY (default "libcublasLt.so.13") when a context is
 // created; every other engine never touches it. The autotuner's workers run
 // the same calls through this layer, so what was measured is what runs.
 // <cublasLt.h> is used for types and function signatures only.
-#ifndef KILN_RUNTIME_CUBLASLT_H
-#define KILN_RUNTIME_CUBLASLT_H
+#ifndef KILN_INTERNAL_CUBLASLT_H
+#define KILN_INTERNAL_CUBLASLT_H
 
-#include "Cuda.h"
 #include "kiln/engine_writer.h"
+#include "kiln/internal/device.h"
 
 #include <cublasLt.h>
 
@@ -107,4 +110,4 @@ private:
 
 } // namespace kiln::rt::cublaslt
 
-#endif // KILN_RUNTIME_CUBLASLT_H
+#endif // KILN_INTERNAL_CUBLASLT_H

@@ -1,6 +1,6 @@
 // numpy .npy / .npz reading and writing: header dict parser, zip reader
 // (stored + deflate, Zip64) and stored zip writer.
-#include "Npy.h"
+#include "support/npy/Npy.h"
 
 #include <zlib.h>
 

@@ -1,12 +1,12 @@
-// numpy .npy / .npz reading and writing for the Kiln tools (no MLIR, no LLVM).
+// numpy .npy / .npz reading and writing for Kiln (no MLIR, no LLVM).
 //
 // Arrays hold raw little-endian bytes in C order, exactly as they sit in a
 // .npy file, so the tools can hand them to the runtime without conversion.
 // Every function reports failure by returning false and filling `error`; bad
 // input never crashes, throws or triggers an allocation larger than what the
 // input itself justifies.
-#ifndef KILN_TOOLS_COMMON_NPY_H
-#define KILN_TOOLS_COMMON_NPY_H
+#ifndef KILN_SUPPORT_NPY_NPY_H
+#define KILN_SUPPORT_NPY_NPY_H
 
 #include <cstddef>
 #include <cstdint>
@@ -92,4 +92,4 @@ bool writeNpz(const std::string &path, const NamedArrays &arrays,
 
 } // namespace kiln::npy
 
-#endif // KILN_TOOLS_COMMON_NPY_H
+#endif // KILN_SUPPORT_NPY_NPY_H

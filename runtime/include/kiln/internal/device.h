@@ -1,12 +1,15 @@
 // Device layer: the CUDA driver API, opened with dlopen at run time.
 //
+// Internal API of the runtime for Kiln's own libraries and tools (link
+// KilnRuntimeInternal): not installed, not part of the C API, no stable ABI.
+//
 // Nothing links against libcuda: the driver is loaded on first use, so every
 // Kiln tool starts (and loads and verifies engines) on a machine without a GPU,
 // and the first call that needs one gets a KILN_NO_DEVICE status instead.
 // <cuda.h> is used for types and for the versioned ABI names of functions
 // (cuMemAlloc is the macro for cuMemAlloc_v2, and that is the name looked up).
-#ifndef KILN_RUNTIME_CUDA_H
-#define KILN_RUNTIME_CUDA_H
+#ifndef KILN_INTERNAL_DEVICE_H
+#define KILN_INTERNAL_DEVICE_H
 
 #include "kiln/kiln.h"
 
@@ -132,4 +135,4 @@ kiln_status getDevice(const Driver &driver, int ordinal, CUdevice &device);
 
 } // namespace kiln::rt::cuda
 
-#endif // KILN_RUNTIME_CUDA_H
+#endif // KILN_INTERNAL_DEVICE_H

@@ -1,14 +1,17 @@
 // Engine reader: parses and verifies an engine image before anything touches a
 // GPU.
 //
+// Internal API of the runtime for Kiln's own libraries and tools (link
+// KilnRuntimeInternal): not installed, not part of the C API, no stable ABI.
+//
 // Verification is layered, each layer trusting only what the ones before it
 // established: header (magic, version, checksum, fields), section table
 // (bounds, alignment, overlaps, zero padding, checksum), section checksums,
 // FlatBuffers verification of the manifest and plans, then the semantic checks
 // that make every index and byte range in the plan safe to use as is. After
 // verifyEngineImage succeeds the executor does no bounds checking of its own.
-#ifndef KILN_RUNTIME_ENGINEREADER_H
-#define KILN_RUNTIME_ENGINEREADER_H
+#ifndef KILN_INTERNAL_ENGINE_READER_H
+#define KILN_INTERNAL_ENGINE_READER_H
 
 #include "kiln/engine_format.h"
 #include "kiln/engine_writer.h"
@@ -86,4 +89,4 @@ engine::LibraryCallSpec libraryCallOf(const fb::LibraryCall &call);
 
 } // namespace kiln::rt
 
-#endif // KILN_RUNTIME_ENGINEREADER_H
+#endif // KILN_INTERNAL_ENGINE_READER_H
