@@ -40,8 +40,9 @@ std::string sha256File(const std::string &path) {
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
-bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
-                 const std::string &path, std::string &error) {
+std::unique_ptr<ew::EngineWriter> buildEngine(const cg::CompiledModel &model,
+                                              const EngineProvenance &prov,
+                                              std::string &error) {
   ew::ManifestSpec manifest;
   manifest.compilerVersion = prov.compilerVersion.substr(0, 31);
   manifest.targetArch = model.arch;
@@ -53,7 +54,8 @@ bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
   manifest.provenance.compileFlags = prov.compileFlags;
   manifest.provenance.tuningCacheHash = prov.tuningCacheHash;
 
-  ew::EngineWriter writer(std::move(manifest));
+  auto owned = std::make_unique<ew::EngineWriter>(std::move(manifest));
+  ew::EngineWriter &writer = *owned;
   ew::PlanSpec plan;
   plan.arenaSize = model.arenaSize;
   plan.isStatic = true;
@@ -87,7 +89,7 @@ bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
       if (b.index >= weightSections.size()) {
         error = "internal: buffer '" + b.name + "' names weight " + std::to_string(b.index) +
                 " of " + std::to_string(weightSections.size());
-        return false;
+        return nullptr;
       }
       plan.buffers.push_back(
           ew::BufferSpec::weights(weightSections[b.index], b.offset, b.size, b.name));
@@ -146,7 +148,7 @@ bool writeEngine(const cg::CompiledModel &model, const EngineProvenance &prov,
     plan.launchOrder.push_back((uint32_t)i);
   }
   writer.addPlan(std::move(plan));
-  return writer.writeFile(path, error);
+  return owned;
 }
 
 } // namespace kiln

@@ -11,6 +11,9 @@
 
 #include "compiler/codegen/CompiledModel.h"
 
+#include "kiln/engine_writer.h"
+
+#include <memory>
 #include <string>
 
 namespace kiln {
@@ -25,10 +28,12 @@ struct EngineProvenance {
   bool keepSources = true;
 };
 
-/// Writes `model` as an engine file at `path` (through a temporary file, so
-/// an existing engine is replaced only by a complete one).
-bool writeEngine(const codegen::CompiledModel &model, const EngineProvenance &provenance,
-                 const std::string &path, std::string &error);
+/// The engine of `model`, ready to write (EngineWriter::writeFile, through a
+/// temporary file, so an existing engine is replaced only by a complete
+/// one) or to serialize; null with `error` on an inconsistent model.
+std::unique_ptr<engine::EngineWriter> buildEngine(const codegen::CompiledModel &model,
+                                                  const EngineProvenance &provenance,
+                                                  std::string &error);
 
 /// SHA-256 of a file as 64 lowercase hex digits; empty when unreadable.
 std::string sha256File(const std::string &path);
