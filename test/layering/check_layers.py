@@ -47,8 +47,8 @@ LAYERS = [
           uses=["driver-api", "dialects", "autotune"]),
     # The compiler's entry for tools and bindings: its public header and the
     # library that implements it.
-    layer("driver-api", ["compiler/pipeline/Driver.h"], uses=["runtime", "mlir"],
-          targets=["KilnDriver"]),
+    layer("driver-api", ["compiler/pipeline/Driver.h", "compiler/pipeline/Compile.h"],
+          uses=["runtime", "mlir"], targets=["KilnDriver", "KilnCompile"]),
     # Inside the compiler: frontend -> transforms -> lowering -> kernels ->
     # engine, the pipeline (the -O table, the driver) on top; nvrtc below the
     # kernels; the evaluator under transforms, lowering and the kernels.
@@ -89,18 +89,6 @@ ALLOWED = {
     ("compiler/engine/EngineEmitter.h", "compiler/codegen/CompiledModel.h"),
     ("KilnEngineEmitter", "KilnCodegen"),
     # tools -> compiler internals: kilnc lowers, tunes and emits itself.
-    ("tools/kilnc/kilnc.cpp", "compiler/codegen/Autotune.h"),
-    ("tools/kilnc/kilnc.cpp", "compiler/codegen/CompiledModel.h"),
-    ("tools/kilnc/kilnc.cpp", "compiler/codegen/Tuning.h"),
-    ("tools/kilnc/kilnc.cpp", "compiler/nvrtc/NvrtcCompiler.h"),
-    ("tools/kilnc/kilnc.cpp", "compiler/engine/EngineEmitter.h"),
-    ("tools/kilnc/kilnc.cpp", "compiler/lowering/Lowering.h"),
-    ("tools/kilnc/kilnc.cpp", "compiler/lowering/SpecBridge.h"),
-    ("tools/kilnc/kilnc.cpp", "compiler/pipeline/TargetArch.h"),
-    ("tools/kilnc/kilnc.cpp", "compiler/transforms/Passes.h"),
-    ("kilnc", "KilnLowering"),
-    ("kilnc", "KilnCodegen"),
-    ("kilnc", "KilnEngineEmitter"),
     # tools -> compiler internals: kiln-opt registers the passes itself.
     ("tools/kiln-opt/kiln-opt.cpp", "compiler/lowering/Passes.h"),
     ("tools/kiln-opt/kiln-opt.cpp", "compiler/pipeline/Pipeline.h"),
