@@ -11,6 +11,7 @@
 #include "compiler/kernels/common/KernelSpec.h"
 
 #include <cstdint>
+#include <string>
 
 namespace kiln::codegen {
 
@@ -35,6 +36,12 @@ inline constexpr int64_t kMaxGridStrideBlocks = 8192;
 inline constexpr int64_t kMaxGridX = 2147483647;
 /// Shared memory one block may opt into on sm_90 (227 KiB).
 inline constexpr int64_t kMaxDynamicSmem = 227 * 1024;
+
+/// A kind's configure refusing a launch: `error` = `msg`, false.
+inline bool refuse(std::string &error, const std::string &msg) {
+  error = msg;
+  return false;
+}
 
 inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 

@@ -75,15 +75,11 @@ bool configureConvIgemm(LaunchSpec &s, std::string &why) {
 
 bool configureConvPool(LaunchSpec &s, std::string &error,
                        const TargetOptions &target) {
-  (void)target;
   const BufferSpec &out = s.outputs[0];
   const int64_t n = out.numElements();
   Config &c = s.config;
   std::string why;
-  auto fail = [&](const std::string &msg) {
-    error = msg;
-    return false;
-  };
+  auto fail = [&](const std::string &msg) { return refuse(error, msg); };
   if (s.kind == "conv" || s.kind == "pool") {
     if (s.inputs.empty() || s.inputs[0].rank() < 3 ||
         out.rank() != s.inputs[0].rank())

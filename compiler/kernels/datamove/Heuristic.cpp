@@ -46,15 +46,11 @@ bool chooseRunVec(Config &c, int64_t inner, int64_t bytes,
 
 bool configureDataMove(LaunchSpec &s, std::string &error,
                        const TargetOptions &target) {
-  (void)target;
   const BufferSpec &out = s.outputs[0];
   const int64_t n = out.numElements();
   Config &c = s.config;
   std::string why;
-  auto fail = [&](const std::string &msg) {
-    error = msg;
-    return false;
-  };
+  auto fail = [&](const std::string &msg) { return refuse(error, msg); };
   if (s.kind == "concat") {
     int64_t axis = c.getInt("axis", -1);
     if (s.inputs.empty() || axis < 0 || axis >= out.rank())

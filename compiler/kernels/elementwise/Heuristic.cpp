@@ -110,15 +110,11 @@ bool explicitMapsValid(const LaunchSpec &s, std::string &why) {
 
 bool configureElementwise(LaunchSpec &s, std::string &error,
                           const TargetOptions &target) {
-  (void)target;
   const BufferSpec &out = s.outputs[0];
   const int64_t n = out.numElements();
   Config &c = s.config;
   std::string why;
-  auto fail = [&](const std::string &msg) {
-    error = msg;
-    return false;
-  };
+  auto fail = [&](const std::string &msg) { return refuse(error, msg); };
 
   // Elementwise kinds: inputs broadcast to the output, a grid-stride loop.
   auto broadcastLaunch = [&]() {

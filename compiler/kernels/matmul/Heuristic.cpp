@@ -570,15 +570,11 @@ bool configureWgmma(LaunchSpec &s, const MatmulLayout &l,
 
 bool configureMatmul(LaunchSpec &s, std::string &error,
                      const TargetOptions &target) {
-  (void)target;
   const BufferSpec &out = s.outputs[0];
   const int64_t n = out.numElements();
   Config &c = s.config;
   std::string why;
-  auto fail = [&](const std::string &msg) {
-    error = msg;
-    return false;
-  };
+  auto fail = [&](const std::string &msg) { return refuse(error, msg); };
   if (s.kind == "matmul") {
     MatmulLayout l;
     if (!matmulLayout(s, l, why))

@@ -80,15 +80,11 @@ void setRowGeometry(LaunchSpec &s, int64_t rows, int64_t team) {
 
 bool configureRows(LaunchSpec &s, std::string &error,
                    const TargetOptions &target) {
-  (void)target;
   const BufferSpec &out = s.outputs[0];
   const int64_t n = out.numElements();
   Config &c = s.config;
   std::string why;
-  auto fail = [&](const std::string &msg) {
-    error = msg;
-    return false;
-  };
+  auto fail = [&](const std::string &msg) { return refuse(error, msg); };
   if (s.kind == "batch_norm") {
     if (s.inputs.size() != 5 || out.rank() < 2)
       return fail(
